@@ -1,0 +1,36 @@
+"""Compiles every Cython source in kernels/ into the private package qascore._kernels."""
+from pathlib import Path
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+_ROOT = Path(__file__).parent
+_COMPILE = ["-O3", "-fopenmp"]
+_LINK = ["-fopenmp"]
+
+extensions = [
+    Extension(
+        f"qascore._kernels.{source.stem}",
+        [str(source.relative_to(_ROOT))],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=_COMPILE,
+        extra_link_args=_LINK,
+    )
+    for source in sorted((_ROOT / "kernels").glob("*.pyx"))
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        language_level=3,
+        compiler_directives={
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+            "nonecheck": False,
+        },
+    )
+)

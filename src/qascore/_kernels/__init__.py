@@ -1,0 +1,1 @@
+"""Compiled Cython kernels (built from the top-level kernels/ folder). Private: call the public API."""

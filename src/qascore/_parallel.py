@@ -1,0 +1,16 @@
+"""One rule for thread counts across the library."""
+from __future__ import annotations
+
+import os
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int:
+    """None or -1 -> all usable cores; a positive int is taken as is; 0 or < -1 is an error."""
+    if n_jobs is None or n_jobs == -1:
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # not on Linux
+            return max(1, os.cpu_count() or 1)
+    if not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive int or -1 (all cores), got {n_jobs!r}")
+    return n_jobs

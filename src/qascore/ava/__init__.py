@@ -1,0 +1,1 @@
+"""AVA: answer correctness from (question, reference, candidate)."""

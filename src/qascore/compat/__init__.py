@@ -1,0 +1,1 @@
+"""Drop-in call shapes of peer packages (rouge-score, sacrebleu), backed by qascore."""

@@ -1,0 +1,28 @@
+"""``qascore demo``: the main job of every method on small demo data bundled in the package."""
+from __future__ import annotations
+
+import importlib
+import sys
+from importlib import resources
+
+# Each module defines ``run_demo(data_dir, out)``: it scores its bundled demo data and prints a report.
+_DEMO_PARTS = [
+]
+
+
+def demo_data_dir():
+    return resources.files("qascore") / "demo_data"
+
+
+def run(args) -> int:
+    out = sys.stdout
+    print("qascore demo: every method on the bundled demo data\n", file=out)
+    for module_name in _DEMO_PARTS:
+        importlib.import_module(module_name).run_demo(demo_data_dir(), out)
+        print(file=out)
+    return 0
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("demo", help="run every method on the bundled demo data")
+    parser.set_defaults(func=run)

@@ -1,0 +1,33 @@
+"""Exceptions shared by every method: bad input is named by what and where."""
+from __future__ import annotations
+
+
+class QascoreError(Exception):
+    """Base class of qascore's own errors."""
+
+
+class InputFormatError(QascoreError, ValueError):
+    """A malformed record in a file: carries the file, the 1-based line and what was expected."""
+
+    def __init__(self, path, line: int | None, message: str):
+        self.path = str(path)
+        self.line = line
+        self.reason = message
+        where = self.path if line is None else f"{self.path}:{line}"
+        super().__init__(f"{where}: {message}")
+
+
+def check_text_batch(texts, name: str) -> list:
+    """Validate a batch of strings once at the API boundary; a non-string names its index."""
+    if isinstance(texts, str):
+        raise TypeError(f"{name} must be a sequence of strings, not a single string")
+    out = list(texts)
+    for i, t in enumerate(out):
+        if not isinstance(t, str):
+            raise TypeError(f"{name}[{i}] must be str, got {type(t).__name__}")
+    return out
+
+
+def check_same_length(a, b, name_a: str, name_b: str) -> None:
+    if len(a) != len(b):
+        raise ValueError(f"{name_a} has {len(a)} items but {name_b} has {len(b)}")

@@ -1,0 +1,1 @@
+"""EXAM: answerability of held-out exam questions from system articles."""

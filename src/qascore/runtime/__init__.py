@@ -1,0 +1,1 @@
+"""ONNX Runtime sessions, tokenisation, batching and device choice for every transformer model."""

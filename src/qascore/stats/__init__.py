@@ -1,0 +1,1 @@
+"""Statistics shared by every method: correlation, resampling, leaderboards (Numba kernels)."""
