@@ -1,0 +1,68 @@
+"""sacrebleu-identical tokenisers: compared with sacrebleu's own on arbitrary Unicode and real text."""
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qascore.text.sacrebleu_tokenizers import (
+    SACREBLEU_TOKENIZERS,
+    get_sacrebleu_tokenizer,
+    is_sacrebleu_chinese_char,
+    preprocess_segment,
+)
+
+sacre_bleu = pytest.importorskip("sacrebleu.metrics.bleu")
+from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh as SacreZh  # noqa: E402
+
+
+def sacre_tokenizer(name):
+    return sacre_bleu._get_tokenizer(name)()
+
+
+# Characters that steer the rules: ASCII punctuation, digits, whitespace of every kind, CJK,
+# full-width forms, the 13a escapes, plus any code point at all.
+_SPECIAL = list(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2000\u2028\u3000.,-&;<>\"'0123456789aZ") + [
+    "&quot;", "&amp;", "&lt;", "&gt;", "<skipped>", "-\n", "中", "文", "。", "，", "\u2a6d", "\u2001",
+    "\u2f81", "\u2fa1", "\u2f80", "\U00020000", "\uff01", "€", "½", "٣",
+]
+texts = st.lists(st.one_of(st.sampled_from(_SPECIAL), st.characters()), max_size=40).map("".join)
+
+
+@pytest.mark.parametrize("name", SACREBLEU_TOKENIZERS)
+@settings(max_examples=300, deadline=None)
+@given(line=texts)
+def test_tokenizer_matches_sacrebleu_on_arbitrary_unicode(name, line):
+    assert get_sacrebleu_tokenizer(name)(line) == sacre_tokenizer(name)(line)
+
+
+def test_zh_range_table_matches_sacrebleu_below_u30000():
+    check = SacreZh._is_chinese_char
+    mismatches = [cp for cp in range(0x30000) if is_sacrebleu_chinese_char(chr(cp)) != check(chr(cp))]
+    assert mismatches == []
+
+
+def test_preprocess_strips_trailing_whitespace_and_lowercases():
+    tok = get_sacrebleu_tokenizer("13a")
+    assert preprocess_segment("Hello World.  \n", tok) == ["Hello", "World", "."]
+    assert preprocess_segment("Hello World", tok, lowercase=True) == ["hello", "world"]
+
+
+def test_unknown_tokenizer_is_named():
+    with pytest.raises(ValueError, match="unknown sacrebleu tokenizer 'spm'"):
+        get_sacrebleu_tokenizer("spm")
+
+
+@pytest.mark.parametrize("name", SACREBLEU_TOKENIZERS)
+def test_tokenizers_match_on_real_text(shared_data, name):
+    lines = []
+    with open(shared_data / "mrc/msmarco/dev_first_sentence_as_candidates.json", encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            if i >= 2000:
+                break
+            lines.extend(json.loads(line)["answers"])
+    with open(shared_data / "mrc/dureader2018_demo/ref.json", encoding="utf-8") as f:
+        for line in f:
+            lines.extend(json.loads(line)["answers"])
+    ours, theirs = get_sacrebleu_tokenizer(name), sacre_tokenizer(name)
+    assert [ours(x) for x in lines] == [theirs(x) for x in lines]
