@@ -1,0 +1,236 @@
+"""BLEU, sentence and corpus level, with sacreBLEU's semantics (2.6) on compiled n-gram counting.
+
+Owns: the sufficient statistics of BLEU (hypothesis length, closest reference length, clipped
+matches and hypothesis n-gram totals per order), sacrebleu's smoothing methods (``none``,
+``floor``, ``add-k``, ``exp``) and effective order, and the score objects with signatures.
+
+References are given per hypothesis (``references[i]`` is the list of references of
+``hypotheses[i]``); :mod:`qascore.compat.sacrebleu` accepts sacrebleu's reference streams.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._parallel import resolve_n_jobs
+from ..errors import check_same_length, check_text_batch
+from ..signature import make_signature
+from ..text.packing import Vocabulary
+from ..text.sacrebleu_tokenizers import get_sacrebleu_tokenizer, preprocess_segment
+
+SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+# sacrebleu's floor for log(0): it keeps a zero precision from raising and drives the score to 0.
+_LOG_ZERO = -9999999999.0
+
+
+@dataclass
+class BleuStatistics:
+    """Per-segment sufficient statistics; sums of rows give corpus statistics."""
+
+    sys_len: np.ndarray  # int64[Q]
+    ref_len: np.ndarray  # int64[Q], closest reference length (ties -> shorter)
+    correct: np.ndarray  # int64[Q, N], clipped matches (max count over references)
+    total: np.ndarray  # int64[Q, N], hypothesis n-grams
+
+    def __len__(self) -> int:
+        return len(self.sys_len)
+
+
+@dataclass
+class BLEUScore:
+    """One BLEU result: ``score`` in [0, 100], precisions in percent, as sacrebleu reports them."""
+
+    score: float
+    counts: list
+    totals: list
+    precisions: list
+    bp: float
+    sys_len: int
+    ref_len: int
+    signature: str = field(default="")
+
+    @property
+    def ratio(self) -> float:
+        return self.sys_len / self.ref_len if self.ref_len else 0
+
+    def __str__(self) -> str:
+        prec = "/".join(f"{p:.1f}" for p in self.precisions)
+        return (f"BLEU = {self.score:.2f} {prec} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} "
+                f"hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d}) [{self.signature}]")
+
+
+def closest_reference_lengths(hyp_len: np.ndarray, ref_len: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Per hypothesis, the reference length closest to its length; ties go to the shorter one.
+
+    ``ref_len[groups[i]:groups[i + 1]]`` are the reference lengths of hypothesis i (never empty).
+    """
+    owner = np.repeat(np.arange(len(hyp_len)), np.diff(groups))
+    diff = np.abs(hyp_len[owner] - ref_len)
+    # One key orders by distance first and length second; lengths are < 2**31.
+    key = (diff << np.int64(32)) | ref_len
+    return (np.minimum.reduceat(key, groups[:-1]) & np.int64(0xFFFFFFFF)) if len(key) else key
+
+
+def bleu_from_statistics(correct, total, sys_len, ref_len, *, smooth_method: str = "exp",
+                         smooth_value=None, effective_order: bool = False):
+    """sacrebleu's ``BLEU.compute_bleu`` for many rows at once, with its exact float operations.
+
+    Returns (score[Q], precisions[Q, N], bp[Q], counts[Q, N], totals[Q, N]); counts and totals
+    include the add-k adjustment as sacrebleu's objects do.
+    """
+    if smooth_method not in SMOOTH_DEFAULTS:
+        raise ValueError(f"unknown smooth_method {smooth_method!r}; known: {', '.join(SMOOTH_DEFAULTS)}")
+    if smooth_value is None:
+        smooth_value = SMOOTH_DEFAULTS[smooth_method]
+    correct = np.array(correct, dtype=np.float64, ndmin=2)
+    total = np.array(total, dtype=np.float64, ndmin=2)
+    sys_len = np.asarray(sys_len, dtype=np.float64).reshape(-1)
+    ref_len = np.asarray(ref_len, dtype=np.float64).reshape(-1)
+    rows, order = correct.shape
+
+    bp = np.ones(rows)
+    short = sys_len < ref_len
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bp = np.where(short, np.where(sys_len > 0, np.exp(1 - ref_len / sys_len), 0.0), bp)
+
+    precisions = np.zeros((rows, order))
+    alive = (correct != 0).any(axis=1)  # sacrebleu returns 0 early when nothing matches (#141)
+    matched_any = alive.copy()
+    eff_order = np.full(rows, order, dtype=np.int64)
+    smooth_mteval = np.ones(rows)
+    for n in range(order):
+        if smooth_method == "add-k" and n > 0:
+            correct[alive, n] += smooth_value
+            total[alive, n] += smooth_value
+        alive &= total[:, n] != 0
+        if effective_order:
+            eff_order[alive] = n + 1
+        zero = alive & (correct[:, n] == 0)
+        hit = alive & ~zero
+        precisions[hit, n] = 100.0 * correct[hit, n] / total[hit, n]
+        if smooth_method == "exp":
+            smooth_mteval[zero] *= 2
+            precisions[zero, n] = 100.0 / (smooth_mteval[zero] * total[zero, n])
+        elif smooth_method == "floor":
+            precisions[zero, n] = 100.0 * smooth_value / total[zero, n]
+
+    log_sum = np.zeros(rows)
+    positive = precisions > 0
+    logs = np.full((rows, order), _LOG_ZERO)
+    logs[positive] = np.log(precisions[positive])
+    for n in range(order):  # sequential, as Python's sum() adds them
+        log_sum = np.where(n < eff_order, log_sum + logs[:, n], log_sum)
+    score = np.where(matched_any, bp * np.exp(log_sum / eff_order), 0.0)
+    return score, precisions, bp, correct, total
+
+
+class BLEU:
+    """BLEU with sacrebleu's settings: ``tokenize`` in 13a/none/intl/zh/char, ``lowercase``,
+    ``smooth_method`` in none/floor/add-k/exp (``smooth_value`` for floor and add-k),
+    ``max_ngram_order`` and ``effective_order``. Batch calls use ``n_jobs`` threads."""
+
+    def __init__(self, tokenize: str = "13a", *, lowercase: bool = False, smooth_method: str = "exp",
+                 smooth_value=None, max_ngram_order: int = 4, effective_order: bool = False,
+                 n_jobs: int | None = None):
+        if smooth_method not in SMOOTH_DEFAULTS:
+            raise ValueError(f"unknown smooth_method {smooth_method!r}; known: {', '.join(SMOOTH_DEFAULTS)}")
+        if not isinstance(max_ngram_order, int) or max_ngram_order < 1:
+            raise ValueError(f"max_ngram_order must be a positive int, got {max_ngram_order!r}")
+        self.tokenizer = get_sacrebleu_tokenizer(tokenize)
+        self.lowercase = lowercase
+        self.smooth_method = smooth_method
+        self.smooth_value = smooth_value
+        self.max_ngram_order = max_ngram_order
+        self.effective_order = effective_order
+        self.n_jobs = resolve_n_jobs(n_jobs)
+
+    # -- statistics -------------------------------------------------------------------------
+    def _tokenize(self, texts):
+        tok, lower = self.tokenizer, self.lowercase
+        return [preprocess_segment(t, tok, lower) for t in texts]
+
+    def statistics(self, hypotheses, references) -> BleuStatistics:
+        """Sufficient statistics of every hypothesis against its own list of references."""
+        from .._kernels.ngram import clipped_ngram_matches, ngram_totals
+
+        hypotheses = check_text_batch(hypotheses, "hypotheses")
+        if isinstance(references, str):
+            raise TypeError("references must be a sequence of reference lists, not a single string")
+        references = list(references)
+        check_same_length(hypotheses, references, "hypotheses", "references")
+        flat_refs, groups = [], [0]
+        for i, refs in enumerate(references):
+            refs = check_text_batch(refs, f"references[{i}]")
+            if not refs:
+                raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
+            flat_refs.extend(refs)
+            groups.append(len(flat_refs))
+        vocab = Vocabulary()
+        hyp = vocab.pack(self._tokenize(hypotheses))
+        ref = vocab.pack(self._tokenize(flat_refs))
+        groups = np.asarray(groups, dtype=np.int64)
+        q = len(hypotheses)
+        correct = clipped_ngram_matches(hyp.ids, hyp.offsets, np.arange(q, dtype=np.int64),
+                                        ref.ids, ref.offsets, np.arange(len(flat_refs), dtype=np.int64),
+                                        groups, self.max_ngram_order, self.n_jobs)
+        sys_len = hyp.lengths()
+        return BleuStatistics(sys_len, closest_reference_lengths(sys_len, ref.lengths(), groups),
+                              correct, ngram_totals(sys_len, self.max_ngram_order))
+
+    # -- scores ----------------------------------------------------------------------------
+    def signature(self, nrefs) -> str:
+        smooth = self.smooth_method
+        if SMOOTH_DEFAULTS[smooth] is not None:
+            value = SMOOTH_DEFAULTS[smooth] if self.smooth_value is None else self.smooth_value
+            smooth += f"[{value:.2f}]"
+        return make_signature("bleu", nrefs=nrefs, case="lc" if self.lowercase else "mixed",
+                              eff=self.effective_order, tok=self.tokenizer.name, smooth=smooth,
+                              ngram=self.max_ngram_order)
+
+    @staticmethod
+    def _nrefs(references) -> str:
+        counts = {len(r) for r in references}
+        return str(counts.pop()) if len(counts) == 1 else "var"
+
+    def _compute(self, correct, total, sys_len, ref_len):
+        return bleu_from_statistics(correct, total, sys_len, ref_len, smooth_method=self.smooth_method,
+                                    smooth_value=self.smooth_value, effective_order=self.effective_order)
+
+    def score_statistics(self, stats: BleuStatistics, signature: str = "") -> BLEUScore:
+        """Corpus BLEU of already computed statistics (e.g. summed over several batches)."""
+        sys_len, ref_len = int(stats.sys_len.sum()), int(stats.ref_len.sum())
+        correct, total = stats.correct.sum(axis=0), stats.total.sum(axis=0)
+        score, prec, bp, counts, totals = self._compute(correct, total, sys_len, ref_len)
+        return BLEUScore(float(score[0]), _as_numbers(counts[0]), _as_numbers(totals[0]),
+                         prec[0].tolist(), float(bp[0]), sys_len, ref_len, signature)
+
+    def corpus_score(self, hypotheses, references) -> BLEUScore:
+        """Corpus BLEU: statistics summed over all segments, then one score."""
+        stats = self.statistics(hypotheses, references)
+        return self.score_statistics(stats, self.signature(self._nrefs(references)))
+
+    def sentence_scores(self, hypotheses, references) -> np.ndarray:
+        """BLEU of every hypothesis on its own (0-100), float64[Q]; one compiled pass for the batch."""
+        stats = self.statistics(hypotheses, references)
+        return self._compute(stats.correct, stats.total, stats.sys_len, stats.ref_len)[0]
+
+    def sentence_score(self, hypothesis: str, references) -> BLEUScore:
+        """BLEU of one hypothesis against its references, as a full score object."""
+        stats = self.statistics([hypothesis], [references])
+        return self.score_statistics(stats, self.signature(self._nrefs([references])))
+
+
+def _as_numbers(values) -> list:
+    """Integers stay ints (as in sacrebleu) unless add-k made them fractional."""
+    return [int(v) if float(v).is_integer() else float(v) for v in values]
+
+
+def corpus_bleu(hypotheses, references, **options) -> BLEUScore:
+    """Corpus BLEU with :class:`BLEU`'s options; ``references[i]`` lists hypothesis i's references."""
+    return BLEU(**options).corpus_score(hypotheses, references)
+
+
+def sentence_bleu(hypotheses, references, *, effective_order: bool = True, **options) -> np.ndarray:
+    """Sentence BLEU for a batch (effective order on, as sacrebleu's ``sentence_bleu``)."""
+    return BLEU(effective_order=effective_order, **options).sentence_scores(hypotheses, references)

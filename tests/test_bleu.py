@@ -1,0 +1,194 @@
+"""BLEU: parity with sacrebleu 2.6 on real text, and a plain-Python oracle on generated input."""
+import json
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qascore.compat import sacrebleu as compat
+from qascore.lexical.bleu import BLEU, bleu_from_statistics, closest_reference_lengths
+
+sacrebleu = pytest.importorskip("sacrebleu")
+from sacrebleu.metrics import BLEU as SacreBLEU  # noqa: E402
+
+TOKENIZERS = ["13a", "none", "intl", "zh", "char"]
+SMOOTHING = ["none", "floor", "add-k", "exp"]
+
+
+# ---- plain-Python oracle (independent of the kernels) -------------------------------------
+def oracle_statistics(hyp_tokens, refs_tokens, max_order):
+    correct, total = [0] * max_order, [0] * max_order
+    for n in range(1, max_order + 1):
+        hyp = Counter(tuple(hyp_tokens[i:i + n]) for i in range(len(hyp_tokens) - n + 1))
+        best = Counter()
+        for ref in refs_tokens:
+            for g, c in Counter(tuple(ref[i:i + n]) for i in range(len(ref) - n + 1)).items():
+                best[g] = max(best[g], c)
+        correct[n - 1] = sum(min(c, best[g]) for g, c in hyp.items())
+        total[n - 1] = max(len(hyp_tokens) - n + 1, 0)
+    ref_len = min((abs(len(hyp_tokens) - len(r)), len(r)) for r in refs_tokens)[1]
+    return len(hyp_tokens), ref_len, correct, total
+
+
+words = st.lists(st.sampled_from("a b c d e . , 1 2".split()), max_size=14).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.lists(st.tuples(words, st.lists(words, min_size=1, max_size=3)), min_size=1, max_size=6),
+       order=st.integers(1, 5))
+def test_statistics_match_plain_python_counting(data, order):
+    hyps = [h for h, _ in data]
+    refs = [r for _, r in data]
+    stats = BLEU("none", max_ngram_order=order, n_jobs=2).statistics(hyps, refs)
+    for i, (h, rs) in enumerate(data):
+        sys_len, ref_len, correct, total = oracle_statistics(h.split(), [r.split() for r in rs], order)
+        assert stats.sys_len[i] == sys_len and stats.ref_len[i] == ref_len
+        assert stats.correct[i].tolist() == correct and stats.total[i].tolist() == total
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.lists(st.tuples(words, st.lists(words, min_size=1, max_size=3)), min_size=1, max_size=5),
+       smooth=st.sampled_from(SMOOTHING), eff=st.booleans())
+def test_scores_match_sacrebleu_on_generated_text(data, smooth, eff):
+    hyps = [h for h, _ in data]
+    refs = [r for _, r in data]
+    ours = BLEU("13a", smooth_method=smooth, effective_order=eff).corpus_score(hyps, refs)
+    width = max(len(r) for r in refs)
+    streams = [[r[j] if j < len(r) else None for r in refs] for j in range(width)]
+    theirs = SacreBLEU(tokenize="13a", smooth_method=smooth, effective_order=eff).corpus_score(hyps, streams)
+    assert ours.score == pytest.approx(theirs.score, abs=1e-12)
+    assert ours.counts == theirs.counts and ours.totals == theirs.totals
+    assert (ours.sys_len, ours.ref_len) == (theirs.sys_len, theirs.ref_len)
+    assert ours.bp == pytest.approx(theirs.bp, abs=1e-15)
+    assert np.allclose(ours.precisions, theirs.precisions, atol=1e-12, rtol=0)
+
+
+def test_closest_reference_length_prefers_shorter_on_ties():
+    out = closest_reference_lengths(np.array([5, 5, 0]), np.array([3, 7, 7, 4, 6, 2]), np.array([0, 2, 5, 6]))
+    assert out.tolist() == [3, 4, 2]
+
+
+# ---- real data ------------------------------------------------------------------------------
+def msmarco_pairs(shared_data):
+    refs = {}
+    with open(shared_data / "mrc/msmarco/dev_as_references.json", encoding="utf-8") as f:
+        for line in f:
+            d = json.loads(line)
+            refs[d["query_id"]] = d["answers"]
+    hyps, hyp_refs = [], []
+    with open(shared_data / "mrc/msmarco/dev_first_sentence_as_candidates.json", encoding="utf-8") as f:
+        for line in f:
+            d = json.loads(line)
+            if refs.get(d["query_id"]):
+                hyps.append(d["answers"][0])
+                hyp_refs.append(refs[d["query_id"]])
+    return hyps, hyp_refs
+
+
+def evouna_pairs(shared_data):
+    with open(shared_data / "ava/evouna/NQ.json", encoding="utf-8") as f:
+        rows = json.load(f)
+    hyps, refs = [], []
+    for row in rows:
+        for system in ("fid", "gpt35", "chatgpt", "gpt4", "newbing"):
+            answer = row.get(f"answer_{system}")
+            if isinstance(answer, str) and isinstance(row["golden_answer"], str):
+                hyps.append(answer)
+                refs.append([row["golden_answer"]])
+    return hyps, refs
+
+
+def as_streams(refs):
+    width = max(len(r) for r in refs)
+    return [[r[j] if j < len(r) else None for r in refs] for j in range(width)]
+
+
+@pytest.fixture(scope="module", params=["msmarco", "evouna"])
+def real_pairs(request, shared_data):
+    return (msmarco_pairs if request.param == "msmarco" else evouna_pairs)(shared_data)
+
+
+@pytest.mark.parametrize("tok", TOKENIZERS)
+def test_corpus_and_sentence_bleu_match_sacrebleu_on_real_data(real_pairs, tok):
+    hyps, refs = real_pairs
+    if len(hyps) > 6000:  # EVOUNA: every system's answers would repeat the same checks
+        hyps, refs = hyps[::3], refs[::3]
+    streams = as_streams(refs)
+    # sacrebleu's own segment statistics (tokenised once), then its own compute_bleu per setting.
+    sacre = SacreBLEU(tokenize=tok)
+    sacre_stats = sacre._extract_corpus_statistics(hyps, streams)
+    ours_stats = BLEU(tok).statistics(hyps, refs)
+    ours_rows = np.column_stack([ours_stats.sys_len, ours_stats.ref_len, ours_stats.correct, ours_stats.total])
+    assert ours_rows.tolist() == [list(map(int, s)) for s in sacre_stats]
+    totals = [sum(col) for col in zip(*sacre_stats)]
+    for smooth in SMOOTHING:
+        for eff in (False, True):
+            metric = BLEU(tok, smooth_method=smooth, effective_order=eff)
+            ours = metric.score_statistics(ours_stats)
+            theirs = SacreBLEU.compute_bleu(list(totals[2:6]), list(totals[6:]), totals[0], totals[1],
+                                            smooth_method=smooth, effective_order=eff)
+            assert ours.score == pytest.approx(theirs.score, abs=1e-12), (smooth, eff)
+            assert ours.counts == theirs.counts and ours.totals == theirs.totals
+        sentence = BLEU(tok, smooth_method=smooth, effective_order=True)
+        got = sentence._compute(ours_stats.correct, ours_stats.total, ours_stats.sys_len, ours_stats.ref_len)[0]
+        want = [SacreBLEU.compute_bleu(list(s[2:6]), list(s[6:]), s[0], s[1], smooth_method=smooth,
+                                       effective_order=True).score for s in sacre_stats]
+        assert np.max(np.abs(got - np.array(want))) <= 1e-12, smooth
+
+
+def test_public_calls_match_sacrebleu(shared_data):
+    hyps, refs = msmarco_pairs(shared_data)
+    hyps, refs = hyps[:400], refs[:400]
+    streams = as_streams(refs)
+    for tok in TOKENIZERS:
+        ours = compat.corpus_bleu(hyps, streams, tokenize=tok)
+        theirs = sacrebleu.corpus_bleu(hyps, streams, tokenize=tok)
+        assert ours.score == pytest.approx(theirs.score, abs=1e-12)
+        for h, r in list(zip(hyps, refs))[:40]:
+            a = compat.sentence_bleu(h, r, tokenize=tok, smooth_method="floor")
+            b = sacrebleu.sentence_bleu(h, r, tokenize=tok, smooth_method="floor")
+            assert a.score == pytest.approx(b.score, abs=1e-12)
+            assert (a.sys_len, a.ref_len, a.bp) == (b.sys_len, b.ref_len, pytest.approx(b.bp, abs=1e-15))
+
+
+def test_batch_sentence_scores_equal_single_calls():
+    hyps = ["the cat is on the mat", "", "a b c d", "hello there general kenobi"]
+    refs = [["there is a cat on the mat", "a cat is on the mat"], ["x"], ["a b c d"], ["hello there !"]]
+    batch = BLEU(effective_order=True).sentence_scores(hyps, refs)
+    single = [compat.sentence_bleu(h, r).score for h, r in zip(hyps, refs)]
+    want = [sacrebleu.sentence_bleu(h, r).score for h, r in zip(hyps, refs)]
+    assert batch.tolist() == pytest.approx(single, abs=1e-12)
+    assert batch.tolist() == pytest.approx(want, abs=1e-12)
+
+
+# ---- defined outcomes ---------------------------------------------------------------------
+def test_empty_inputs_have_defined_scores():
+    assert compat.sentence_bleu("", ["a b"]).score == 0.0
+    assert compat.sentence_bleu("", [""]).score == sacrebleu.sentence_bleu("", [""]).score
+    score = compat.corpus_bleu(["", ""], [["", ""]])
+    assert score.score == 0.0 and score.bp == 1.0 and score.sys_len == 0
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="reference stream 0 has 1 lines but there are 2"):
+        compat.corpus_bleu(["a", "b"], [["a"]])
+    with pytest.raises(ValueError, match=r"references\[0\] is empty"):
+        compat.corpus_bleu(["a"], [[None]])
+    with pytest.raises(TypeError, match=r"hypotheses\[1\] must be str"):
+        BLEU().corpus_score(["a", 3], [["a"], ["b"]])
+    with pytest.raises(ValueError, match="unknown smooth_method"):
+        BLEU(smooth_method="magic")
+
+
+def test_signature_records_settings():
+    score = compat.corpus_bleu(["a b"], [["a b"]], tokenize="zh", smooth_method="floor")
+    assert score.signature.startswith("qascore:bleu|nrefs:1|case:mixed|eff:no|tok:zh|smooth:floor[0.10]|ngram:4")
+
+
+def test_unsmoothed_zero_precision_gives_zero_like_sacrebleu():
+    s, *_ = bleu_from_statistics([[3, 0, 0, 0]], [[3, 2, 1, 0]], 3, 3, smooth_method="none")
+    assert s[0] == 0.0
+    assert math.isclose(SacreBLEU.compute_bleu([3, 0, 0, 0], [3, 2, 1, 0], 3, 3, smooth_method="none").score, 0.0)
