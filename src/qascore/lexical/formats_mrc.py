@@ -1,0 +1,115 @@
+"""Readers for MRC answer files: DuReader JSON lines and MS MARCO JSON lines.
+
+Every record remembers its file and line so later errors can name them. Strings are kept as
+written; normalisation belongs to the metric (:mod:`qascore.lexical.mrc`).
+
+DuReader reference fields: ``question_id`` (required), ``question_type`` (required string:
+``YES_NO``, ``ENTITY``, ``DESCRIPTION``), ``answers`` (required list of strings),
+``yesno_answers`` (optional list of strings, default ``[]``), ``entity_answers`` (optional list of
+lists of strings, default ``[]``); other fields such as ``source`` are ignored.
+DuReader prediction fields: ``question_id``, ``answers`` (list; only the first is scored),
+``yesno_answers`` (optional list; only the first is used).
+MS MARCO fields: ``query_id`` and ``answers`` (list of strings); a candidate has at most one answer.
+A question id appearing twice in one file is an error naming both lines.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import InputFormatError
+from ..io import iter_jsonl, require_field
+
+
+@dataclass(frozen=True)
+class DuReaderReference:
+    question_id: object
+    question_type: str
+    answers: tuple
+    yesno_answers: tuple
+    entity_answers: tuple  # one tuple of entity strings per answer
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class DuReaderPrediction:
+    question_id: object
+    answers: tuple
+    yesno_answers: tuple
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class MsMarcoRecord:
+    query_id: object
+    answers: tuple
+    path: str
+    line: int
+
+
+def _string_list(record, field, path, lineno, *, default=None) -> tuple:
+    if field not in record and default is not None:
+        return default
+    values = require_field(record, field, list, path, lineno)
+    for i, value in enumerate(values):
+        if not isinstance(value, str):
+            raise InputFormatError(path, lineno, f"{field}[{i}] must be a string, got {type(value).__name__}")
+    return tuple(values)
+
+
+def _question_id(record, field, path, lineno):
+    qid = require_field(record, field, (int, str), path, lineno)
+    if isinstance(qid, bool):
+        raise InputFormatError(path, lineno, f"field {field!r} must be int/str, got bool")
+    return qid
+
+
+def _add_unique(records: dict, qid, record, path, lineno, field) -> None:
+    if qid in records:
+        raise InputFormatError(path, lineno, f"duplicate {field} {qid!r} (first on line {records[qid].line})")
+    records[qid] = record
+
+
+def read_dureader_references(path) -> dict:
+    """question_id -> :class:`DuReaderReference`, in file order."""
+    records: dict = {}
+    for lineno, obj in iter_jsonl(path):
+        qid = _question_id(obj, "question_id", path, lineno)
+        qtype = require_field(obj, "question_type", str, path, lineno)
+        answers = _string_list(obj, "answers", path, lineno)
+        yesno = _string_list(obj, "yesno_answers", path, lineno, default=())
+        entities = []
+        raw_entities = obj.get("entity_answers", [])
+        if not isinstance(raw_entities, list):
+            raise InputFormatError(path, lineno, "field 'entity_answers' must be a list of lists of strings")
+        for i, group in enumerate(raw_entities):
+            if not isinstance(group, list) or not all(isinstance(e, str) for e in group):
+                raise InputFormatError(path, lineno, f"entity_answers[{i}] must be a list of strings")
+            entities.append(tuple(group))
+        _add_unique(records, qid, DuReaderReference(qid, qtype, answers, yesno, tuple(entities), str(path), lineno),
+                    path, lineno, "question_id")
+    return records
+
+
+def read_dureader_predictions(path) -> dict:
+    """question_id -> :class:`DuReaderPrediction`, in file order."""
+    records: dict = {}
+    for lineno, obj in iter_jsonl(path):
+        qid = _question_id(obj, "question_id", path, lineno)
+        answers = _string_list(obj, "answers", path, lineno)
+        yesno = _string_list(obj, "yesno_answers", path, lineno, default=())
+        _add_unique(records, qid, DuReaderPrediction(qid, answers, yesno, str(path), lineno), path, lineno, "question_id")
+    return records
+
+
+def read_msmarco(path, *, candidates: bool = False) -> dict:
+    """query_id -> :class:`MsMarcoRecord`; with ``candidates`` more than one answer is an error."""
+    records: dict = {}
+    for lineno, obj in iter_jsonl(path):
+        qid = _question_id(obj, "query_id", path, lineno)
+        answers = _string_list(obj, "answers", path, lineno)
+        if candidates and len(answers) > 1:
+            raise InputFormatError(path, lineno, f"a candidate has at most one answer, got {len(answers)}")
+        _add_unique(records, qid, MsMarcoRecord(qid, answers, str(path), lineno), path, lineno, "query_id")
+    return records

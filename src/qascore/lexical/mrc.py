@@ -1,0 +1,259 @@
+"""The MRC adaptations of ROUGE-L and BLEU-4 (Yang et al. 2018) as the DuReader challenge scripts
+compute them, on compiled LCS and n-gram kernels.
+
+Owns: which questions are scored, normalisation (``mrc2018``: drop whitespace code points;
+``lic2019``: also map full-width punctuation), the yes/no bonus (alpha) and entity bonus (beta),
+ROUGE-L with gamma and independent max precision / recall over references, and corpus BLEU-N with
+the bonus terms added to matched and candidate n-gram counts. Tokens are code points.
+
+Where the 2018 script crashes we give a defined outcome: a zero n-gram denominator gives that
+precision 0 and an empty candidate corpus gives BP 0 (the LIC2019 guards); a yes/no question
+whose ``yesno_answers`` does not pair 1:1 with its ``answers`` raises ``InputFormatError``
+naming the reference line; a corpus without any scorable question raises ``ValueError``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._parallel import resolve_n_jobs
+from ..errors import InputFormatError
+from ..signature import make_signature
+from .bleu import closest_reference_lengths
+
+VARIANTS = ("mrc2018", "lic2019")
+# LIC2019 maps these after removing whitespace; its code replaces the left double quote twice and
+# never the right one, so U+201D stays as written.
+_LIC2019_PUNCT = str.maketrans({"，": ",", "。": ".", "！": "!", "？": "?", "；": ";", "（": "(", "）": ")",
+                                "【": "[", "】": "]", "“": '"'})
+
+
+def normalize_answer(text: str, variant: str = "mrc2018") -> str:
+    """Drop every whitespace code point (``str.isspace``); ``lic2019`` also maps punctuation."""
+    text = "".join(text.split())
+    return text.translate(_LIC2019_PUNCT) if variant == "lic2019" else text
+
+
+def pack_code_points(strings) -> tuple[np.ndarray, np.ndarray]:
+    """Strings -> (dense int32 ids of their code points, int64 offsets); equal characters share ids."""
+    lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
+    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    joined = "".join(strings).encode("utf-32-le", "surrogatepass")
+    points = np.frombuffer(joined, dtype=np.uint32)
+    _, ids = np.unique(points, return_inverse=True)
+    return ids.astype(np.int32).reshape(-1), offsets
+
+
+@dataclass
+class MrcScores:
+    """Corpus scores as fractions, the n-gram totals behind BLEU, and per-question detail on request."""
+
+    rouge_l: float
+    bleu: list  # cumulative BLEU-1 .. BLEU-N
+    match_ngram: list
+    candi_ngram: list
+    c_total: int
+    r_total: int
+    n_scored: int
+    n_missing_predictions: int
+    n_unused_predictions: int
+    signature: str
+    question_ids: list = field(default_factory=list)
+    rouge_l_per_question: np.ndarray | None = None
+    bleu_per_question: np.ndarray | None = None
+
+    @property
+    def bleu4(self) -> float:
+        return self.bleu[-1]
+
+    def to_dict(self, per_question: bool = False) -> dict:
+        out = {
+            "ROUGE-L": self.rouge_l,
+            f"BLEU-{len(self.bleu)}": self.bleu[-1],
+            "BLEU-1..N": list(self.bleu),
+            "match_ngram": list(self.match_ngram),
+            "candi_ngram": list(self.candi_ngram),
+            "c_total": self.c_total,
+            "r_total": self.r_total,
+            "n_scored": self.n_scored,
+            "n_missing_predictions": self.n_missing_predictions,
+            "n_unused_predictions": self.n_unused_predictions,
+            "signature": self.signature,
+        }
+        if per_question:
+            out["per_question"] = [
+                {"question_id": q, "ROUGE-L": float(r), f"BLEU-{len(self.bleu)}": float(b)}
+                for q, r, b in zip(self.question_ids, self.rouge_l_per_question, self.bleu_per_question)
+            ]
+        return out
+
+
+@dataclass
+class _Question:
+    qid: object
+    candidate: str
+    answers: list
+    yes_no: str | None  # predicted label when the yes/no bonus applies
+    labels: list
+    entities: list | None  # distinct normalised entities when the entity bonus applies
+
+
+def _scored_questions(predictions: dict, references: dict, variant: str):
+    """The script's selection: every reference question with answers, in reference order."""
+    questions, missing = [], 0
+    for qid, ref in references.items():
+        if not ref.answers:
+            continue
+        pred = predictions.get(qid)
+        if pred is None:
+            missing += 1
+        candidate = normalize_answer(pred.answers[0], variant) if pred is not None and pred.answers else ""
+        answers = [normalize_answer(a, variant) for a in ref.answers]
+        yes_no, entities = None, None
+        if ref.question_type == "ENTITY":
+            distinct = dict.fromkeys(normalize_answer(e, variant) for group in ref.entity_answers for e in group)
+            entities = list(distinct) or None
+        if ref.question_type == "YES_NO" and pred is not None and pred.yesno_answers:
+            yes_no = pred.yesno_answers[0]
+            if len(ref.yesno_answers) != len(ref.answers):
+                raise InputFormatError(
+                    ref.path, ref.line,
+                    f"question {qid!r}: yesno_answers has {len(ref.yesno_answers)} labels for "
+                    f"{len(ref.answers)} answers; the yes/no bonus needs one label per answer")
+        if yes_no is not None:
+            entities = None  # the script's elif: at most one bonus per question
+        questions.append(_Question(qid, candidate, answers, yes_no, list(ref.yesno_answers), entities))
+    unused = sum(1 for qid in predictions if qid not in references)
+    return questions, missing, unused
+
+
+def _sequential_total(base: np.ndarray, bonus: np.ndarray) -> np.ndarray:
+    """Sum per order as the script does: question by question, base count then bonus."""
+    steps = np.empty((2 * base.shape[0], base.shape[1]))
+    steps[0::2] = base
+    steps[1::2] = bonus
+    return np.add.accumulate(steps, axis=0)[-1] if len(steps) else np.zeros(base.shape[1])
+
+
+def _cumulative_bleu(match, candi, c_total, r_total) -> list:
+    """The script's ``BLEU.score`` with the LIC2019 guards (0 precision / BP for empty counts)."""
+    probs = [m / float(c) if c != 0 else 0.0 for m, c in zip(match, candi)]
+    cumulative = [probs[0]]
+    for p in probs[1:]:
+        cumulative.append(cumulative[-1] * p)
+    cumulative = [b ** (1.0 / float(n + 1)) for n, b in enumerate(cumulative)]
+    bp = 0.0 if float(c_total) == 0.0 else math.exp(min(1 - r_total / float(c_total), 0))
+    return [b * bp for b in cumulative]
+
+
+def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, beta: float = 1.0,
+                   gamma: float = 1.2, max_order: int = 4, variant: str = "mrc2018",
+                   per_question: bool = False, n_jobs: int | None = None) -> MrcScores:
+    """Adapted ROUGE-L and BLEU-1..``max_order`` of DuReader predictions against references.
+
+    ``predictions`` and ``references`` are what :func:`read_dureader_predictions` and
+    :func:`read_dureader_references` return. Scores are fractions in [0, 1].
+    """
+    from .._kernels.lcs import lcs_lengths
+    from .._kernels.ngram import clipped_ngram_matches, ngram_totals
+
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
+    if not isinstance(max_order, int) or max_order < 1:
+        raise ValueError(f"max_order must be a positive int, got {max_order!r}")
+    n_jobs = resolve_n_jobs(n_jobs)
+    questions, missing, unused = _scored_questions(predictions, references, variant)
+    if not questions:
+        raise ValueError("no reference question has answers: there is nothing to score")
+
+    # Rows of one packed array: candidates, then every answer, then every entity.
+    q_count = len(questions)
+    strings = [q.candidate for q in questions]
+    answer_rows, answer_groups = [], [0]
+    for q in questions:
+        answer_rows.extend(range(len(strings), len(strings) + len(q.answers)))
+        strings.extend(q.answers)
+        answer_groups.append(len(answer_rows))
+    entity_row = {}
+    for q in questions:
+        for e in q.entities or ():
+            entity_row.setdefault(e, len(strings) + len(entity_row))
+    strings.extend(entity_row)
+    ids, offsets = pack_code_points(strings)
+    lengths = np.diff(offsets)
+    cand_rows = np.arange(q_count, dtype=np.int64)
+    answer_rows = np.asarray(answer_rows, dtype=np.int64)
+    answer_groups = np.asarray(answer_groups, dtype=np.int64)
+    owner = np.repeat(cand_rows, np.diff(answer_groups))
+    cand_len = lengths[:q_count].astype(np.float64)
+
+    # Bonus tasks: yes/no against the answers sharing the predicted label, entity against entities.
+    yn_questions, yn_refs, yn_groups = [], [], [0]
+    ent_questions, ent_refs, ent_groups = [], [], [0]
+    same_label = np.zeros(len(answer_rows), dtype=bool)
+    entity_bonus_len = np.zeros(q_count)
+    for i, q in enumerate(questions):
+        first = answer_groups[i]
+        if q.yes_no is not None:
+            hits = [k for k, label in enumerate(q.labels) if label == q.yes_no]
+            same_label[[first + k for k in hits]] = True
+            yn_questions.append(i)
+            yn_refs.extend(int(answer_rows[first + k]) for k in hits)
+            yn_groups.append(len(yn_refs))
+        elif q.entities is not None:
+            entity_bonus_len[i] = float(sum(len(e) for e in q.entities if e in q.candidate))
+            ent_questions.append(i)
+            ent_refs.extend(entity_row[e] for e in q.entities)
+            ent_groups.append(len(ent_refs))
+
+    # ROUGE-L: one LCS per (candidate, answer); the yes/no bonus reuses it.
+    lcs = lcs_lengths(ids, offsets, owner, ids, offsets, answer_rows, n_jobs).astype(np.float64)
+    yn_bonus = np.where(same_label, lcs, 0.0)
+    ent_bonus = entity_bonus_len[owner]
+    gain = lcs + alpha * yn_bonus + beta * ent_bonus
+    p_denom = cand_len[owner] + alpha * yn_bonus + beta * ent_bonus
+    r_denom = lengths[answer_rows] + alpha * yn_bonus + beta * ent_bonus
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prec = np.where(p_denom > 0.0, gain / p_denom, 0.0)
+        rec = np.where(r_denom > 0.0, gain / r_denom, 0.0)
+    p_max = np.maximum.reduceat(prec, answer_groups[:-1])
+    r_max = np.maximum.reduceat(rec, answer_groups[:-1])
+    g2 = gamma ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rouge = np.where((p_max != 0) & (r_max != 0), ((1 + g2) * p_max * r_max) / (r_max + g2 * p_max), 0.0)
+
+    # BLEU: base, yes/no and entity clipped counts in one kernel call.
+    task_hyp = np.concatenate([cand_rows, np.asarray(yn_questions + ent_questions, dtype=np.int64)])
+    task_refs = np.concatenate([answer_rows, np.asarray(yn_refs + ent_refs, dtype=np.int64)])
+    task_groups = np.concatenate([answer_groups, answer_groups[-1] + np.asarray(yn_groups[1:], dtype=np.int64),
+                                  answer_groups[-1] + len(yn_refs) + np.asarray(ent_groups[1:], dtype=np.int64)])
+    matches = clipped_ngram_matches(ids, offsets, task_hyp, ids, offsets, task_refs, task_groups,
+                                    max_order, n_jobs).astype(np.float64)
+    base = matches[:q_count]
+    bonus = np.zeros_like(base)
+    bonus[yn_questions] = alpha * matches[q_count:q_count + len(yn_questions)]
+    bonus[ent_questions] = beta * matches[q_count + len(yn_questions):]
+    cand_ngrams = ngram_totals(lengths[:q_count], max_order).astype(np.float64)
+    match_total = _sequential_total(base, bonus)
+    candi_total = _sequential_total(cand_ngrams, bonus)
+    closest = closest_reference_lengths(lengths[:q_count], lengths[answer_rows], answer_groups)
+    c_total, r_total = int(lengths[:q_count].sum()), int(closest.sum())
+    bleu = _cumulative_bleu(match_total.tolist(), candi_total.tolist(), c_total, r_total)
+
+    signature = make_signature("mrc", variant=variant, alpha=alpha, beta=beta, gamma=gamma,
+                               ngram=max_order, tok="char")
+    result = MrcScores(
+        rouge_l=1.0 * sum(rouge.tolist()) / len(rouge), bleu=bleu,
+        match_ngram=match_total.tolist(), candi_ngram=candi_total.tolist(), c_total=c_total,
+        r_total=r_total, n_scored=q_count, n_missing_predictions=missing, n_unused_predictions=unused,
+        signature=signature)
+    if per_question:
+        result.question_ids = [q.qid for q in questions]
+        result.rouge_l_per_question = rouge
+        result.bleu_per_question = np.array([
+            _cumulative_bleu((base[i] + bonus[i]).tolist(), (cand_ngrams[i] + bonus[i]).tolist(),
+                             int(lengths[i]), int(closest[i]))[-1] for i in range(q_count)])
+    return result
