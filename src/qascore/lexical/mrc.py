@@ -21,6 +21,7 @@ import numpy as np
 from .._parallel import resolve_n_jobs
 from ..errors import InputFormatError
 from ..signature import make_signature
+from ..text.packing import Vocabulary
 from .bleu import closest_reference_lengths
 
 VARIANTS = ("mrc2018", "lic2019")
@@ -30,10 +31,31 @@ _LIC2019_PUNCT = str.maketrans({"，": ",", "。": ".", "！": "!", "？": "?", 
                                 "【": "[", "】": "]", "“": '"'})
 
 
-def normalize_answer(text: str, variant: str = "mrc2018") -> str:
-    """Drop every whitespace code point (``str.isspace``); ``lic2019`` also maps punctuation."""
-    text = "".join(text.split())
+TOKENIZATIONS = ("char", "whitespace")
+
+
+def normalize_answer(text: str, variant: str = "mrc2018", tokenize: str = "char") -> str:
+    """``char``: drop every whitespace code point (``str.isspace``), as the scripts do;
+    ``whitespace`` keeps the text for word tokens. ``lic2019`` also maps full-width punctuation."""
+    if tokenize == "char":
+        text = "".join(text.split())
     return text.translate(_LIC2019_PUNCT) if variant == "lic2019" else text
+
+
+def _pack(strings, tokenize):
+    if tokenize == "char":
+        return pack_code_points(strings)
+    packed = Vocabulary().pack([s.split() for s in strings])
+    return packed.ids, packed.offsets
+
+
+def _entity_length_in(entity: str, candidate: str, tokenize: str) -> int:
+    """Length of ``entity`` if it occurs contiguously in ``candidate`` (in tokens), else 0."""
+    if tokenize == "char":
+        return len(entity) if entity in candidate else 0
+    ent, cand = entity.split(), candidate.split()
+    sep = "\x00"
+    return len(ent) if f"{sep}{sep.join(ent)}{sep}" in f"{sep}{sep.join(cand)}{sep}" else 0
 
 
 def pack_code_points(strings) -> tuple[np.ndarray, np.ndarray]:
@@ -101,7 +123,7 @@ class _Question:
     entities: list | None  # distinct normalised entities when the entity bonus applies
 
 
-def _scored_questions(predictions: dict, references: dict, variant: str):
+def _scored_questions(predictions: dict, references: dict, variant: str, tokenize: str):
     """The script's selection: every reference question with answers, in reference order."""
     questions, missing = [], 0
     for qid, ref in references.items():
@@ -110,11 +132,11 @@ def _scored_questions(predictions: dict, references: dict, variant: str):
         pred = predictions.get(qid)
         if pred is None:
             missing += 1
-        candidate = normalize_answer(pred.answers[0], variant) if pred is not None and pred.answers else ""
-        answers = [normalize_answer(a, variant) for a in ref.answers]
+        candidate = normalize_answer(pred.answers[0], variant, tokenize) if pred is not None and pred.answers else ""
+        answers = [normalize_answer(a, variant, tokenize) for a in ref.answers]
         yes_no, entities = None, None
         if ref.question_type == "ENTITY":
-            distinct = dict.fromkeys(normalize_answer(e, variant) for group in ref.entity_answers for e in group)
+            distinct = dict.fromkeys(normalize_answer(e, variant, tokenize) for group in ref.entity_answers for e in group)
             entities = list(distinct) or None
         if ref.question_type == "YES_NO" and pred is not None and pred.yesno_answers:
             yes_no = pred.yesno_answers[0]
@@ -151,11 +173,12 @@ def _cumulative_bleu(match, candi, c_total, r_total) -> list:
 
 def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, beta: float = 1.0,
                    gamma: float = 1.2, max_order: int = 4, variant: str = "mrc2018",
-                   per_question: bool = False, n_jobs: int | None = None) -> MrcScores:
+                   tokenize: str = "char", per_question: bool = False, n_jobs: int | None = None) -> MrcScores:
     """Adapted ROUGE-L and BLEU-1..``max_order`` of DuReader predictions against references.
 
     ``predictions`` and ``references`` are what :func:`read_dureader_predictions` and
-    :func:`read_dureader_references` return. Scores are fractions in [0, 1].
+    :func:`read_dureader_references` return. Scores are fractions in [0, 1]. ``tokenize="char"``
+    is the scripts' convention; ``"whitespace"`` scores word tokens (as the paper's examples do).
     """
     from .._kernels.lcs import lcs_lengths
     from .._kernels.ngram import clipped_ngram_matches, ngram_totals
@@ -164,8 +187,10 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
         raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
     if not isinstance(max_order, int) or max_order < 1:
         raise ValueError(f"max_order must be a positive int, got {max_order!r}")
+    if tokenize not in TOKENIZATIONS:
+        raise ValueError(f"unknown tokenize {tokenize!r}; known: {', '.join(TOKENIZATIONS)}")
     n_jobs = resolve_n_jobs(n_jobs)
-    questions, missing, unused = _scored_questions(predictions, references, variant)
+    questions, missing, unused = _scored_questions(predictions, references, variant, tokenize)
     if not questions:
         raise ValueError("no reference question has answers: there is nothing to score")
 
@@ -182,7 +207,7 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
         for e in q.entities or ():
             entity_row.setdefault(e, len(strings) + len(entity_row))
     strings.extend(entity_row)
-    ids, offsets = pack_code_points(strings)
+    ids, offsets = _pack(strings, tokenize)
     lengths = np.diff(offsets)
     cand_rows = np.arange(q_count, dtype=np.int64)
     answer_rows = np.asarray(answer_rows, dtype=np.int64)
@@ -204,7 +229,7 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
             yn_refs.extend(int(answer_rows[first + k]) for k in hits)
             yn_groups.append(len(yn_refs))
         elif q.entities is not None:
-            entity_bonus_len[i] = float(sum(len(e) for e in q.entities if e in q.candidate))
+            entity_bonus_len[i] = float(sum(_entity_length_in(e, q.candidate, tokenize) for e in q.entities))
             ent_questions.append(i)
             ent_refs.extend(entity_row[e] for e in q.entities)
             ent_groups.append(len(ent_refs))
@@ -244,7 +269,7 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
     bleu = _cumulative_bleu(match_total.tolist(), candi_total.tolist(), c_total, r_total)
 
     signature = make_signature("mrc", variant=variant, alpha=alpha, beta=beta, gamma=gamma,
-                               ngram=max_order, tok="char")
+                               ngram=max_order, tok=tokenize)
     result = MrcScores(
         rouge_l=1.0 * sum(rouge.tolist()) / len(rouge), bleu=bleu,
         match_ngram=match_total.tolist(), candi_ngram=candi_total.tolist(), c_total=c_total,
