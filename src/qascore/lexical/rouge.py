@@ -241,11 +241,26 @@ def _reduce_groups(precision, recall, groups, multi_ref, gamma) -> RougeArrays:
 
 
 # ---------------------------------------------------------------- public API
+class _TokenizeOnlyAdapter:
+    """Batch encoding for a tokenizer that only has ``tokenize(text) -> list[str]`` (rouge-score's
+    tokenizer protocol)."""
+
+    def __init__(self, tokenizer) -> None:
+        self._tokenizer = tokenizer
+        self.name = f"custom:{type(tokenizer).__name__}"
+
+    def encode_batch(self, texts, vocab: Vocabulary, n_jobs=None) -> PackedTokens:
+        tokenize = self._tokenizer.tokenize
+        return vocab.pack([tokenize(t) for t in texts])
+
+
 def _resolve_tokenizer(tokenizer, use_stemmer: bool):
     if not isinstance(tokenizer, str):
-        if not hasattr(tokenizer, "encode_batch"):
-            raise TypeError("tokenizer must be a name or an object with encode_batch(texts, vocab, n_jobs=...)")
-        return tokenizer
+        if hasattr(tokenizer, "encode_batch"):
+            return tokenizer
+        if hasattr(tokenizer, "tokenize"):
+            return _TokenizeOnlyAdapter(tokenizer)
+        raise TypeError("tokenizer must be a name or an object with tokenize(text) or encode_batch(texts, vocab)")
     if not use_stemmer:
         return get_tokenizer(tokenizer)
     try:
@@ -300,6 +315,6 @@ def rouge(
     pred_rows = np.repeat(np.arange(len(predictions), dtype=np.int64), np.diff(groups))
     pairs = _pair_scores(types, pred_rows, ref_rows, pred_tokens, ref_tokens, pred_sents, ref_sents, jobs)
     scores = {name: _reduce_groups(*pairs[name], groups, multi_ref, gamma) for name in types}
-    signature = rouge_signature(types, getattr(tok, "name", type(tok).__name__), use_stemmer, multi_ref, gamma,
-                                split_summaries)
+    signature = rouge_signature(types, getattr(tok, "name", type(tok).__name__),
+                                getattr(tok, "use_stemmer", use_stemmer), multi_ref, gamma, split_summaries)
     return RougeResult(scores, signature, len(predictions))
