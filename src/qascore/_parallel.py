@@ -14,3 +14,9 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
     if not isinstance(n_jobs, int) or n_jobs < 1:
         raise ValueError(f"n_jobs must be a positive int or -1 (all cores), got {n_jobs!r}")
     return n_jobs
+
+
+def threads_for(n_tasks: int, n_jobs: int, min_tasks_per_thread: int = 256) -> int:
+    """Threads worth starting for ``n_tasks`` small tasks: waking a thread costs more than a few
+    hundred short kernel tasks, and far more on a loaded machine, so small batches stay serial."""
+    return max(1, min(n_jobs, n_tasks // min_tasks_per_thread))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._parallel import resolve_n_jobs
+from .._parallel import resolve_n_jobs, threads_for
 from ..errors import check_same_length, check_text_batch
 from ..signature import make_signature
 from ..text.packing import Vocabulary
@@ -173,7 +173,7 @@ class BLEU:
         q = len(hypotheses)
         correct = clipped_ngram_matches(hyp.ids, hyp.offsets, np.arange(q, dtype=np.int64),
                                         ref.ids, ref.offsets, np.arange(len(flat_refs), dtype=np.int64),
-                                        groups, self.max_ngram_order, self.n_jobs)
+                                        groups, self.max_ngram_order, threads_for(q, self.n_jobs))
         sys_len = hyp.lengths()
         return BleuStatistics(sys_len, closest_reference_lengths(sys_len, ref.lengths(), groups),
                               correct, ngram_totals(sys_len, self.max_ngram_order))

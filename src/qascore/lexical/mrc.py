@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._parallel import resolve_n_jobs
+from .._parallel import resolve_n_jobs, threads_for
 from ..errors import InputFormatError
 from ..signature import make_signature
 from ..text.packing import Vocabulary
@@ -235,7 +235,7 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
             ent_groups.append(len(ent_refs))
 
     # ROUGE-L: one LCS per (candidate, answer); the yes/no bonus reuses it.
-    lcs = lcs_lengths(ids, offsets, owner, ids, offsets, answer_rows, n_jobs).astype(np.float64)
+    lcs = lcs_lengths(ids, offsets, owner, ids, offsets, answer_rows, threads_for(len(owner), n_jobs)).astype(np.float64)
     yn_bonus = np.where(same_label, lcs, 0.0)
     ent_bonus = entity_bonus_len[owner]
     gain = lcs + alpha * yn_bonus + beta * ent_bonus
@@ -256,7 +256,7 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
     task_groups = np.concatenate([answer_groups, answer_groups[-1] + np.asarray(yn_groups[1:], dtype=np.int64),
                                   answer_groups[-1] + len(yn_refs) + np.asarray(ent_groups[1:], dtype=np.int64)])
     matches = clipped_ngram_matches(ids, offsets, task_hyp, ids, offsets, task_refs, task_groups,
-                                    max_order, n_jobs).astype(np.float64)
+                                    max_order, threads_for(len(task_hyp), n_jobs)).astype(np.float64)
     base = matches[:q_count]
     bonus = np.zeros_like(base)
     bonus[yn_questions] = alpha * matches[q_count:q_count + len(yn_questions)]
