@@ -89,3 +89,58 @@ def coco_rouge_l(candidates, references, beta: float = 1.2, n_jobs: int | None =
     b2 = beta ** 2
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where((prec != 0) & (rec != 0), ((1 + b2) * prec * rec) / (rec + b2 * prec), 0.0)
+
+
+@dataclass
+class MsMarcoScores:
+    rouge_l: float
+    bleu: list
+    n_scored: int
+    n_missing_candidates: int
+    n_unused_candidates: int
+    coco: CocoBleu
+    signature: str
+    question_ids: list
+    rouge_l_per_question: np.ndarray
+
+    def to_dict(self, per_question: bool = False) -> dict:
+        out = {"ROUGE-L": self.rouge_l, "BLEU-4": self.bleu[-1] if len(self.bleu) >= 4 else None,
+               "BLEU-1..N": list(self.bleu), "correct_ngram": self.coco.correct, "guess_ngram": self.coco.guess,
+               "testlen": self.coco.testlen, "reflen": self.coco.reflen, "n_scored": self.n_scored,
+               "n_missing_candidates": self.n_missing_candidates,
+               "n_unused_candidates": self.n_unused_candidates, "signature": self.signature}
+        if per_question:
+            out["per_question"] = [{"query_id": q, "ROUGE-L": float(r)}
+                                   for q, r in zip(self.question_ids, self.rouge_l_per_question)]
+        return out
+
+
+def score_msmarco(candidates: dict, references: dict, *, lowercase: bool = True, max_order: int = 4,
+                  n_jobs: int | None = None) -> MsMarcoScores:
+    """MS MARCO QA scores (coco BLEU-1..4 and ROUGE-L) over the queries whose reference answer list
+    is not empty (the v1.1 script's rule); a missing candidate scores as the empty answer.
+
+    The official script tokenises with spaCy before scoring; here the text is lower-cased and split
+    on whitespace, so feed spaCy-tokenised text (tokens joined by spaces) for its exact numbers.
+    """
+    ids, cands, refs, missing = [], [], [], 0
+    for qid, record in references.items():
+        if not record.answers:
+            continue
+        cand = candidates.get(qid)
+        missing += cand is None
+        text = cand.answers[0] if cand is not None and cand.answers else ""
+        answers = list(record.answers)
+        if lowercase:
+            text, answers = text.lower(), [a.lower() for a in answers]
+        ids.append(qid)
+        cands.append(text)
+        refs.append(answers)
+    if not ids:
+        raise ValueError("no reference query has answers: there is nothing to score")
+    bleu = coco_bleu(cands, refs, max_order, n_jobs)
+    rouge = coco_rouge_l(cands, refs, n_jobs=n_jobs)
+    unused = sum(1 for qid in candidates if qid not in references)
+    return MsMarcoScores(float(np.mean(rouge)), bleu.bleu, len(ids), missing, unused, bleu,
+                         make_signature("msmarco", lowercase=lowercase, ngram=max_order, tok="whitespace",
+                                        rouge_beta=1.2), ids, rouge)
