@@ -66,3 +66,32 @@ def test_tokenizers_match_on_real_text(shared_data, name):
             lines.extend(json.loads(line)["answers"])
     ours, theirs = get_sacrebleu_tokenizer(name), sacre_tokenizer(name)
     assert [ours(x) for x in lines] == [theirs(x) for x in lines]
+
+
+def _same_token_structure(lines):
+    from qascore._kernels.bleu_tok13a import tokenize_13a_packed
+
+    ids, offsets, n_types = tokenize_13a_packed(list(lines))
+    tok = get_sacrebleu_tokenizer("13a")
+    seen = {}
+    for i, line in enumerate(lines):
+        want = preprocess_segment(line, tok)
+        got = ids[offsets[i]:offsets[i + 1]].tolist()
+        assert len(got) == len(want), (line, want, got)
+        for token, token_id in zip(want, got):
+            assert seen.setdefault(token, token_id) == token_id, (line, token)
+    assert n_types == len(seen) == len(set(seen.values()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(texts, min_size=1, max_size=6))
+def test_compiled_13a_equals_python_13a(lines):
+    _same_token_structure(lines)
+
+
+def test_compiled_13a_equals_python_13a_on_real_text(shared_data):
+    lines = []
+    with open(shared_data / "mrc/msmarco/dev_as_references.json", encoding="utf-8") as f:
+        for line in f:
+            lines.extend(json.loads(line)["answers"])
+    _same_token_structure(lines)

@@ -146,9 +146,18 @@ class BLEU:
         self.n_jobs = resolve_n_jobs(n_jobs)
 
     # -- statistics -------------------------------------------------------------------------
-    def _tokenize(self, texts):
-        tok, lower = self.tokenizer, self.lowercase
-        return [preprocess_segment(t, tok, lower) for t in texts]
+    def _pack(self, texts) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids (one vocabulary for the batch) and row offsets of the preprocessed texts."""
+        if self.lowercase:
+            texts = [t.lower() for t in texts]
+        if self.tokenizer.name == "13a":  # compiled tokeniser + interning, the common case
+            from .._kernels.bleu_tok13a import tokenize_13a_packed
+
+            ids, offsets, _ = tokenize_13a_packed(texts)
+            return ids, offsets
+        tok = self.tokenizer
+        packed = Vocabulary().pack([preprocess_segment(t, tok) for t in texts])
+        return packed.ids, packed.offsets
 
     def statistics(self, hypotheses, references) -> BleuStatistics:
         """Sufficient statistics of every hypothesis against its own list of references."""
@@ -166,16 +175,15 @@ class BLEU:
                 raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
             flat_refs.extend(refs)
             groups.append(len(flat_refs))
-        vocab = Vocabulary()
-        hyp = vocab.pack(self._tokenize(hypotheses))
-        ref = vocab.pack(self._tokenize(flat_refs))
+        ids, offsets = self._pack(hypotheses + flat_refs)
         groups = np.asarray(groups, dtype=np.int64)
         q = len(hypotheses)
-        correct = clipped_ngram_matches(hyp.ids, hyp.offsets, np.arange(q, dtype=np.int64),
-                                        ref.ids, ref.offsets, np.arange(len(flat_refs), dtype=np.int64),
+        lengths = np.diff(offsets)
+        correct = clipped_ngram_matches(ids, offsets, np.arange(q, dtype=np.int64),
+                                        ids, offsets, np.arange(q, q + len(flat_refs), dtype=np.int64),
                                         groups, self.max_ngram_order, threads_for(q, self.n_jobs))
-        sys_len = hyp.lengths()
-        return BleuStatistics(sys_len, closest_reference_lengths(sys_len, ref.lengths(), groups),
+        sys_len = lengths[:q]
+        return BleuStatistics(sys_len, closest_reference_lengths(sys_len, lengths[q:], groups),
                               correct, ngram_totals(sys_len, self.max_ngram_order))
 
     # -- scores ----------------------------------------------------------------------------
