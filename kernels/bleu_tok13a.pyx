@@ -11,6 +11,12 @@ by content (hash table with full comparison, so no collisions). The Python token
 import numpy as np
 
 from cpython.unicode cimport Py_UNICODE_ISSPACE
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object o)
+    void* PyUnicode_DATA(object o)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
+    Py_ssize_t PyUnicode_GET_LENGTH(object o)
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy
@@ -298,6 +304,8 @@ def tokenize_13a_packed(list lines):
     offsets = np.zeros(n_lines + 1, dtype=np.int64)
     cdef int64_t[::1] off = offsets
     cdef str line
+    cdef int kind
+    cdef void* data
     cdef int32_t[::1] out_view
     cdef Py_UCS4 c
     cdef bint has_lt, has_nl, has_amp
@@ -306,15 +314,17 @@ def tokenize_13a_packed(list lines):
     try:
         for li in range(n_lines):
             line = <str>lines[li]
-            end = len(line)
-            while end > 0 and Py_UNICODE_ISSPACE(line[end - 1]):
+            kind = PyUnicode_KIND(line)
+            data = PyUnicode_DATA(line)
+            end = PyUnicode_GET_LENGTH(line)
+            while end > 0 and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
                 end -= 1
             # copy with a leading pad space; note which escapes can occur
             reserve(&a, end + 2)
             a.p[0] = 32
             has_lt = has_nl = has_amp = False
             for i in range(end):
-                c = line[i]
+                c = PyUnicode_READ(kind, data, i)
                 a.p[i + 1] = c
                 if c == 60:
                     has_lt = True

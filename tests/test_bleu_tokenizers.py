@@ -30,7 +30,7 @@ texts = st.lists(st.one_of(st.sampled_from(_SPECIAL), st.characters()), max_size
 
 
 @pytest.mark.parametrize("name", SACREBLEU_TOKENIZERS)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(line=texts)
 def test_tokenizer_matches_sacrebleu_on_arbitrary_unicode(name, line):
     assert get_sacrebleu_tokenizer(name)(line) == sacre_tokenizer(name)(line)
@@ -83,7 +83,7 @@ def _same_token_structure(lines):
     assert n_types == len(seen) == len(set(seen.values()))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(lines=st.lists(texts, min_size=1, max_size=6))
 def test_compiled_13a_equals_python_13a(lines):
     _same_token_structure(lines)

@@ -1,10 +1,7 @@
 """Adapted ROUGE-L / BLEU (DuReader 2018 script semantics): official outputs, the reference doc's toy
 cases, the paper's worked examples, a plain-Python rendering of the script's algorithm on generated
 corpora, and the defined outcomes for bad input."""
-import itertools
 import json
-import math
-from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -17,7 +14,9 @@ from qascore.lexical.formats_mrc import (
     read_dureader_predictions,
     read_dureader_references,
 )
-from qascore.lexical.mrc import normalize_answer, score_dureader
+from qascore.lexical.mrc import score_dureader
+
+from mrc_reference import oracle_official
 
 DEMO_SETS = {
     "mrc_eval_demo": ("dureader2018_demo/pred.json", "dureader2018_demo/ref.json"),
@@ -139,84 +138,6 @@ def test_paper_example_4_entity_rouge_l():
     p, r = 11 / 21, 11 / 18  # printed 0.52 and 0.61
     assert adapted.rouge_l == pytest.approx(2 * p * r / (p + r), abs=1e-12)
     assert round(adapted.rouge_l, 2) == 0.56 and round(vanilla.rouge_l, 2) == 0.45
-
-
-# ---- plain-Python rendering of the script's algorithm ---------------------------------------
-def oracle_lcs(a, b):
-    prev = [0] * (len(b) + 1)
-    for x in a:
-        cur = [0]
-        for j, y in enumerate(b):
-            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
-        prev = cur
-    return prev[-1]
-
-
-def oracle_ngrams(s, n, label=None):
-    grams = [s[i:i + n] for i in range(len(s) - n + 1)]
-    return [g + "_" + label for g in grams] if label is not None else grams
-
-
-def oracle_match(cand, refs):
-    best = Counter()
-    for r in refs:
-        for g, c in Counter(r).items():
-            best[g] = max(best[g], c)
-    return sum(min(c, best[g]) for g, c in Counter(cand).items())
-
-
-def oracle_official(preds, refs, alpha, beta, gamma, variant):
-    match, candi = [0] * 4, [0] * 4
-    c_total = r_total = 0
-    rouge = []
-    for qid, r in refs.items():
-        answers = [normalize_answer(a, variant) for a in r.answers]
-        if not answers:
-            continue
-        p = preds.get(qid)
-        cand = normalize_answer(p.answers[0], variant) if p is not None and p.answers else ""
-        label = None
-        entities = None
-        if r.question_type == "ENTITY":
-            entities = set(normalize_answer(e, variant) for e in itertools.chain(*r.entity_answers)) or None
-        if r.question_type == "YES_NO" and p is not None and p.yesno_answers:
-            label = p.yesno_answers[0]
-        precs, recs = [], []
-        for i, a in enumerate(answers):
-            lcs = float(oracle_lcs(cand, a))
-            yn = ent = 0.0
-            if label is not None:
-                yn = lcs if label == r.yesno_answers[i] else 0.0
-            elif entities is not None:
-                ent = float(sum(len(e) for e in entities if e in cand))
-            pd = len(cand) + alpha * yn + beta * ent
-            rd = len(a) + alpha * yn + beta * ent
-            precs.append((lcs + alpha * yn + beta * ent) / pd if pd > 0 else 0.0)
-            recs.append((lcs + alpha * yn + beta * ent) / rd if rd > 0 else 0.0)
-        pm, rm = max(precs), max(recs)
-        rouge.append(((1 + gamma ** 2) * pm * rm) / float(rm + gamma ** 2 * pm) if pm != 0 and rm != 0 else 0.0)
-        for n in range(1, 5):
-            m = oracle_match(oracle_ngrams(cand, n), [oracle_ngrams(a, n) for a in answers])
-            match[n - 1] += m
-            candi[n - 1] += len(oracle_ngrams(cand, n))
-            if label is not None:
-                bonus = oracle_match(oracle_ngrams(cand, n, label),
-                                     [oracle_ngrams(answers[k], n, lab) for k, lab in enumerate(r.yesno_answers)])
-                match[n - 1] += alpha * bonus
-                candi[n - 1] += alpha * bonus
-            elif entities is not None:
-                bonus = oracle_match(oracle_ngrams(cand, n, "ENTITY"), [oracle_ngrams(e, n, "ENTITY") for e in entities])
-                match[n - 1] += beta * bonus
-                candi[n - 1] += beta * bonus
-        c_total += len(cand)
-        r_total += min((abs(len(cand) - len(a)), len(a)) for a in answers)[1]
-    probs = [m / float(c) if c else 0.0 for m, c in zip(match, candi)]
-    cum = [probs[0]]
-    for p_ in probs[1:]:
-        cum.append(cum[-1] * p_)
-    bp = 0.0 if c_total == 0 else math.exp(min(1 - r_total / float(c_total), 0))
-    bleu = [b ** (1.0 / (n + 1)) * bp for n, b in enumerate(cum)]
-    return sum(rouge) / len(rouge), bleu, match, candi
 
 
 chars = st.text(alphabet="abc，。 ”“\u3000", max_size=9)
