@@ -16,9 +16,17 @@ from qascore.lexical.formats_mrc import read_dureader_predictions, read_dureader
 from qascore.lexical.mrc import score_dureader
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from conftest import SHARED_DATA  # noqa: E402
 from mrc_reference import msmarco_pairs, official_numpy_lcs, oracle_official  # noqa: E402
 
 sacrebleu = pytest.importorskip("sacrebleu")
+
+
+@pytest.fixture(scope="module")
+def shared_data():
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    return SHARED_DATA
 
 
 @pytest.fixture(scope="module")

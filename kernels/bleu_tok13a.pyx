@@ -17,7 +17,7 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object o)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object o)
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy
 
@@ -40,6 +40,13 @@ cdef int reserve(Buf* b, Py_ssize_t need) except -1:
     b.p = p
     b.cap = cap
     return 0
+
+
+cdef inline bint is_space(Py_UCS4 c) noexcept:
+    # str.split()'s whitespace; ASCII answered without a call
+    if c < 128:
+        return c == 32 or (9 <= c <= 13) or (28 <= c <= 31)
+    return Py_UNICODE_ISSPACE(c)
 
 
 cdef inline bint is_digit(Py_UCS4 c) noexcept nogil:
@@ -79,14 +86,53 @@ cdef void swap(Buf* a, Buf* b) noexcept:
     b[0] = t
 
 
-cdef int mteval_passes(Buf* a, Buf* b) except -1:
-    """The four mteval-v13a substitutions; the result ends in ``a``."""
-    cdef Py_ssize_t i, o, n
+cdef inline bint pair_rule_matches(int rule, Py_UCS4 c, Py_UCS4 d) noexcept nogil:
+    if rule == 2:  # ([^0-9])([\.,])
+        return not is_digit(c) and (d == 46 or d == 44)
+    if rule == 3:  # ([\.,])([^0-9])
+        return (c == 46 or c == 44) and not is_digit(d)
+    return is_digit(c) and d == 45  # rule 4: ([0-9])(-)
+
+
+cdef int pair_pass(Buf* a, Buf* b, int rule) except -1:
+    """One two-character mteval substitution with ``re.sub`` semantics (non-overlapping, left to
+    right): rules 2 and 4 write ``\\1 \\2 ``, rule 3 writes `` \\1 \\2``; the result ends in ``a``."""
+    cdef Py_ssize_t i = 0, o = 0, n = a.n
+    cdef Py_UCS4 c, d
+    reserve(b, 2 * n + 1)
+    while i < n:
+        c = a.p[i]
+        if i + 1 < n and pair_rule_matches(rule, c, a.p[i + 1]):
+            d = a.p[i + 1]
+            if rule == 3:
+                b.p[o] = 32
+                b.p[o + 1] = c
+                b.p[o + 2] = 32
+                b.p[o + 3] = d
+            else:
+                b.p[o] = c
+                b.p[o + 1] = 32
+                b.p[o + 2] = d
+                b.p[o + 3] = 32
+            o += 4
+            i += 2
+        else:
+            b.p[o] = c
+            o += 1
+            i += 1
+    b.n = o
+    swap(a, b)
+    return 0
+
+
+cdef int mteval_passes(Buf* a, Buf* b, bint has_point, bint has_dash) except -1:
+    """The four mteval-v13a substitutions; the result ends in ``a``. A pass whose trigger
+    character (``.``/``,`` or ``-``) is absent from the line cannot change it and is skipped;
+    no pass creates those characters."""
+    cdef Py_ssize_t i, o = 0, n = a.n
     cdef Py_UCS4 c
     # 1. ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 '
-    n = a.n
     reserve(b, 3 * n + 1)
-    o = 0
     for i in range(n):
         c = a.p[i]
         if is_13a_symbol(c):
@@ -99,114 +145,76 @@ cdef int mteval_passes(Buf* a, Buf* b) except -1:
             o += 1
     b.n = o
     swap(a, b)
-    # 2. ([^0-9])([\.,]) -> '\1 \2 '
-    n = a.n
-    reserve(b, 2 * n + 1)
-    i = 0
-    o = 0
-    while i < n:
-        c = a.p[i]
-        if i + 1 < n and not is_digit(c) and (a.p[i + 1] == 46 or a.p[i + 1] == 44):
-            b.p[o] = c
-            b.p[o + 1] = 32
-            b.p[o + 2] = a.p[i + 1]
-            b.p[o + 3] = 32
-            o += 4
-            i += 2
-        else:
-            b.p[o] = c
-            o += 1
-            i += 1
-    b.n = o
-    swap(a, b)
-    # 3. ([\.,])([^0-9]) -> ' \1 \2'
-    n = a.n
-    reserve(b, 2 * n + 1)
-    i = 0
-    o = 0
-    while i < n:
-        c = a.p[i]
-        if (c == 46 or c == 44) and i + 1 < n and not is_digit(a.p[i + 1]):
-            b.p[o] = 32
-            b.p[o + 1] = c
-            b.p[o + 2] = 32
-            b.p[o + 3] = a.p[i + 1]
-            o += 4
-            i += 2
-        else:
-            b.p[o] = c
-            o += 1
-            i += 1
-    b.n = o
-    swap(a, b)
-    # 4. ([0-9])(-) -> '\1 \2 '
-    n = a.n
-    reserve(b, 2 * n + 1)
-    i = 0
-    o = 0
-    while i < n:
-        c = a.p[i]
-        if is_digit(c) and i + 1 < n and a.p[i + 1] == 45:
-            b.p[o] = c
-            b.p[o + 1] = 32
-            b.p[o + 2] = 45
-            b.p[o + 3] = 32
-            o += 4
-            i += 2
-        else:
-            b.p[o] = c
-            o += 1
-            i += 1
-    b.n = o
-    swap(a, b)
+    if has_point:
+        pair_pass(a, b, 2)
+        pair_pass(a, b, 3)
+    if has_dash:
+        pair_pass(a, b, 4)
     return 0
 
 
+cdef struct Slot:
+    uint32_t tag   # high half of the hash: most mismatches end here without touching the pool
+    int32_t id
+
+
+cdef struct TypeSpan:
+    int64_t start  # offset of the token's characters in the pool
+    int64_t length
+
+
+cdef inline bint same_text(const Py_UCS4* a, const Py_UCS4* b, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
 cdef class _Interner:
-    """Exact token -> dense id table (open addressing, full comparison of contents)."""
-    cdef int32_t* slots
+    """Exact token -> dense id table: open addressing on a 64-bit hash kept in the slot, and a
+    full comparison of the contents before a hit is accepted (so no collisions)."""
+    cdef Slot* slots
     cdef Py_ssize_t cap
     cdef Py_UCS4* pool
     cdef Py_ssize_t pool_n, pool_cap
-    cdef int64_t* start
-    cdef int32_t* length
-    cdef uint64_t* hashes
+    cdef TypeSpan* spans
+    cdef uint64_t* hashes  # full hash per type, only read when the table grows
     cdef Py_ssize_t n_types, types_cap
 
     def __cinit__(self):
         self.cap = 1024
-        self.slots = <int32_t*>malloc(self.cap * sizeof(int32_t))
+        self.slots = <Slot*>malloc(self.cap * sizeof(Slot))
         self.types_cap = 512
-        self.start = <int64_t*>malloc(self.types_cap * sizeof(int64_t))
-        self.length = <int32_t*>malloc(self.types_cap * sizeof(int32_t))
+        self.spans = <TypeSpan*>malloc(self.types_cap * sizeof(TypeSpan))
         self.hashes = <uint64_t*>malloc(self.types_cap * sizeof(uint64_t))
         self.pool_cap = 4096
         self.pool = <Py_UCS4*>malloc(self.pool_cap * sizeof(Py_UCS4))
-        if self.slots == NULL or self.start == NULL or self.length == NULL or self.hashes == NULL or self.pool == NULL:
+        if self.slots == NULL or self.spans == NULL or self.hashes == NULL or self.pool == NULL:
             raise MemoryError()
         cdef Py_ssize_t i
         for i in range(self.cap):
-            self.slots[i] = -1
+            self.slots[i].id = -1
 
     def __dealloc__(self):
         free(self.slots)
         free(self.pool)
-        free(self.start)
-        free(self.length)
+        free(self.spans)
         free(self.hashes)
 
     cdef int grow_table(self) except -1:
         cdef Py_ssize_t cap = self.cap * 2, i, j
-        cdef int32_t* slots = <int32_t*>malloc(cap * sizeof(int32_t))
+        cdef Slot* slots = <Slot*>malloc(cap * sizeof(Slot))
         if slots == NULL:
             raise MemoryError()
         for i in range(cap):
-            slots[i] = -1
-        for i in range(self.n_types):
-            j = <Py_ssize_t>(self.hashes[i] & <uint64_t>(cap - 1))
-            while slots[j] != -1:
-                j = (j + 1) & (cap - 1)
-            slots[j] = <int32_t>i
+            slots[i].id = -1
+        for i in range(self.cap):
+            if self.slots[i].id != -1:
+                j = <Py_ssize_t>(self.hashes[self.slots[i].id] & <uint64_t>(cap - 1))
+                while slots[j].id != -1:
+                    j = (j + 1) & (cap - 1)
+                slots[j] = self.slots[i]
         free(self.slots)
         self.slots = slots
         self.cap = cap
@@ -216,25 +224,30 @@ cdef class _Interner:
         cdef uint64_t h = 1469598103934665603ULL
         cdef Py_ssize_t i, j
         cdef int32_t t
+        cdef uint32_t tag
         for i in range(n):
             h = (h ^ <uint64_t>tok[i]) * 1099511628211ULL
-        h ^= h >> 29
+        # FNV's low bits depend only on the characters' low bits: mix (murmur3 fmix64) before masking
+        h ^= h >> 33
+        h *= 0xff51afd7ed558ccdULL
+        h ^= h >> 33
+        h *= 0xc4ceb9fe1a85ec53ULL
+        h ^= h >> 33
+        tag = <uint32_t>(h >> 32)
         j = <Py_ssize_t>(h & <uint64_t>(self.cap - 1))
         while True:
-            t = self.slots[j]
+            t = self.slots[j].id
             if t == -1:
                 break
-            if (self.hashes[t] == h and self.length[t] == n
-                    and memcmp(&self.pool[self.start[t]], tok, n * sizeof(Py_UCS4)) == 0):
+            if (self.slots[j].tag == tag and self.spans[t].length == n
+                    and same_text(&self.pool[self.spans[t].start], tok, n)):
                 return t
             j = (j + 1) & (self.cap - 1)
-        # new type
         if self.n_types == self.types_cap:
             self.types_cap *= 2
-            self.start = <int64_t*>realloc(self.start, self.types_cap * sizeof(int64_t))
-            self.length = <int32_t*>realloc(self.length, self.types_cap * sizeof(int32_t))
+            self.spans = <TypeSpan*>realloc(self.spans, self.types_cap * sizeof(TypeSpan))
             self.hashes = <uint64_t*>realloc(self.hashes, self.types_cap * sizeof(uint64_t))
-            if self.start == NULL or self.length == NULL or self.hashes == NULL:
+            if self.spans == NULL or self.hashes == NULL:
                 raise MemoryError()
         if self.pool_n + n > self.pool_cap:
             self.pool_cap = max(2 * self.pool_cap, self.pool_n + n)
@@ -243,12 +256,13 @@ cdef class _Interner:
                 raise MemoryError()
         memcpy(&self.pool[self.pool_n], tok, n * sizeof(Py_UCS4))
         t = <int32_t>self.n_types
-        self.start[t] = self.pool_n
-        self.length[t] = <int32_t>n
+        self.spans[t].start = self.pool_n
+        self.spans[t].length = n
         self.hashes[t] = h
         self.pool_n += n
         self.n_types += 1
-        self.slots[j] = t
+        self.slots[j].tag = tag
+        self.slots[j].id = t
         if 2 * self.n_types > self.cap:
             self.grow_table()
         return t
@@ -308,7 +322,7 @@ def tokenize_13a_packed(list lines):
     cdef void* data
     cdef int32_t[::1] out_view
     cdef Py_UCS4 c
-    cdef bint has_lt, has_nl, has_amp
+    cdef bint has_lt, has_nl, has_amp, has_point, has_dash
     if ids == NULL:
         raise MemoryError()
     try:
@@ -322,7 +336,7 @@ def tokenize_13a_packed(list lines):
             # copy with a leading pad space; note which escapes can occur
             reserve(&a, end + 2)
             a.p[0] = 32
-            has_lt = has_nl = has_amp = False
+            has_lt = has_nl = has_amp = has_point = has_dash = False
             for i in range(end):
                 c = PyUnicode_READ(kind, data, i)
                 a.p[i + 1] = c
@@ -332,6 +346,10 @@ def tokenize_13a_packed(list lines):
                     has_nl = True
                 elif c == 38:
                     has_amp = True
+                elif c == 46 or c == 44:
+                    has_point = True
+                elif c == 45:
+                    has_dash = True
             a.n = end + 1
             if has_lt:
                 # the pad space cannot take part in any pattern, so passes over a[0:] are exact
@@ -347,16 +365,16 @@ def tokenize_13a_packed(list lines):
             reserve(&a, a.n + 1)
             a.p[a.n] = 32
             a.n += 1
-            mteval_passes(&a, &b)
+            mteval_passes(&a, &b, has_point, has_dash)
             # split on whitespace and intern
             i = 0
             while i < a.n:
-                while i < a.n and Py_UNICODE_ISSPACE(a.p[i]):
+                while i < a.n and is_space(a.p[i]):
                     i += 1
                 if i >= a.n:
                     break
                 tok_start = i
-                while i < a.n and not Py_UNICODE_ISSPACE(a.p[i]):
+                while i < a.n and not is_space(a.p[i]):
                     i += 1
                 if ids_n == ids_cap:
                     ids_cap *= 2

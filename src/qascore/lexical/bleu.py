@@ -60,6 +60,29 @@ class BLEUScore:
                 f"hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d}) [{self.signature}]")
 
 
+def flatten_references(hypotheses, references) -> tuple[list, list, np.ndarray]:
+    """Validate (hypotheses, per-hypothesis reference lists) once at the boundary and flatten:
+    returns (hypotheses, all references, int64 group offsets with ``refs[groups[i]:groups[i+1]]``
+    belonging to hypothesis i). Every hypothesis needs at least one reference."""
+    hypotheses = check_text_batch(hypotheses, "hypotheses")
+    if isinstance(references, str):
+        raise TypeError("references must be a sequence of reference lists, not a single string")
+    references = list(references)
+    check_same_length(hypotheses, references, "hypotheses", "references")
+    flat, groups = [], [0]
+    for i, refs in enumerate(references):
+        if isinstance(refs, str):
+            raise TypeError(f"references[{i}] must be a list of strings, not a single string")
+        flat.extend(refs)
+        if len(flat) == groups[-1]:
+            raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
+        groups.append(len(flat))
+    if set(map(type, flat)) != {str}:  # one C-level pass; the slow search only names the culprit
+        owner = np.searchsorted(groups, next(k for k, r in enumerate(flat) if not isinstance(r, str)), "right") - 1
+        check_text_batch(references[owner], f"references[{owner}]")
+    return hypotheses, flat, np.asarray(groups, dtype=np.int64)
+
+
 def closest_reference_lengths(hyp_len: np.ndarray, ref_len: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Per hypothesis, the reference length closest to its length; ties go to the shorter one.
 
@@ -163,20 +186,8 @@ class BLEU:
         """Sufficient statistics of every hypothesis against its own list of references."""
         from .._kernels.ngram import clipped_ngram_matches, ngram_totals
 
-        hypotheses = check_text_batch(hypotheses, "hypotheses")
-        if isinstance(references, str):
-            raise TypeError("references must be a sequence of reference lists, not a single string")
-        references = list(references)
-        check_same_length(hypotheses, references, "hypotheses", "references")
-        flat_refs, groups = [], [0]
-        for i, refs in enumerate(references):
-            refs = check_text_batch(refs, f"references[{i}]")
-            if not refs:
-                raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
-            flat_refs.extend(refs)
-            groups.append(len(flat_refs))
+        hypotheses, flat_refs, groups = flatten_references(hypotheses, references)
         ids, offsets = self._pack(hypotheses + flat_refs)
-        groups = np.asarray(groups, dtype=np.int64)
         q = len(hypotheses)
         lengths = np.diff(offsets)
         correct = clipped_ngram_matches(ids, offsets, np.arange(q, dtype=np.int64),

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._parallel import resolve_n_jobs, threads_for
-from ..errors import check_same_length, check_text_batch
 from ..signature import make_signature
 from ..text.packing import Vocabulary
-from .bleu import closest_reference_lengths
+from .bleu import closest_reference_lengths, flatten_references
 
 _TINY = 1e-15
 _SMALL = 1e-9
@@ -33,25 +32,11 @@ class CocoBleu:
     signature: str
 
 
-def _checked(candidates, references):
-    candidates = check_text_batch(candidates, "candidates")
-    references = list(references)
-    check_same_length(candidates, references, "candidates", "references")
-    flat, groups = [], [0]
-    for i, refs in enumerate(references):
-        refs = check_text_batch(refs, f"references[{i}]")
-        if not refs:
-            raise ValueError(f"references[{i}] is empty: every candidate needs at least one reference")
-        flat.extend(refs)
-        groups.append(len(flat))
-    return candidates, flat, np.asarray(groups, dtype=np.int64)
-
-
 def coco_bleu(candidates, references, max_order: int = 4, n_jobs: int | None = None) -> CocoBleu:
     """coco-caption ``Bleu(max_order).compute_score`` corpus values (``option='closest'``)."""
     from .._kernels.ngram import clipped_ngram_matches, ngram_totals
 
-    candidates, flat, groups = _checked(candidates, references)
+    candidates, flat, groups = flatten_references(candidates, references)
     vocab = Vocabulary()
     hyp = vocab.pack([c.split() for c in candidates])
     ref = vocab.pack([r.split() for r in flat])
@@ -77,7 +62,7 @@ def coco_rouge_l(candidates, references, beta: float = 1.2, n_jobs: int | None =
     """coco-caption ``Rouge`` per-segment ROUGE-L (mean them for the corpus value)."""
     from .._kernels.lcs import lcs_lengths
 
-    candidates, flat, groups = _checked(candidates, references)
+    candidates, flat, groups = flatten_references(candidates, references)
     vocab = Vocabulary()
     hyp = vocab.pack([c.split(" ") for c in candidates])
     ref = vocab.pack([r.split(" ") for r in flat])
