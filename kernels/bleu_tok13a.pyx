@@ -80,6 +80,14 @@ cdef int replace_pass(Buf* src, Buf* dst, const Py_UCS4* pat, Py_ssize_t plen,
     return 0
 
 
+cdef bint has_amp_char(Buf* a) noexcept:
+    cdef Py_ssize_t i
+    for i in range(a.n):
+        if a.p[i] == 38:
+            return True
+    return False
+
+
 cdef void swap(Buf* a, Buf* b) noexcept:
     cdef Buf t = a[0]
     a[0] = b[0]
@@ -125,10 +133,8 @@ cdef int pair_pass(Buf* a, Buf* b, int rule) except -1:
     return 0
 
 
-cdef int mteval_passes(Buf* a, Buf* b, bint has_point, bint has_dash) except -1:
-    """The four mteval-v13a substitutions; the result ends in ``a``. A pass whose trigger
-    character (``.``/``,`` or ``-``) is absent from the line cannot change it and is skipped;
-    no pass creates those characters."""
+cdef int symbol_pass(Buf* a, Buf* b) except -1:
+    """The first mteval-v13a substitution; the result ends in ``a``."""
     cdef Py_ssize_t i, o = 0, n = a.n
     cdef Py_UCS4 c
     # 1. ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 '
@@ -145,6 +151,12 @@ cdef int mteval_passes(Buf* a, Buf* b, bint has_point, bint has_dash) except -1:
             o += 1
     b.n = o
     swap(a, b)
+    return 0
+
+
+cdef int pair_passes(Buf* a, Buf* b, bint has_point, bint has_dash) except -1:
+    """The other three mteval substitutions. A pass whose trigger character (``.``/``,`` or
+    ``-``) is absent from the line cannot change it and is skipped; no pass creates them."""
     if has_point:
         pair_pass(a, b, 2)
         pair_pass(a, b, 3)
@@ -160,7 +172,8 @@ cdef struct Slot:
 
 cdef struct TypeSpan:
     int64_t start  # offset of the token's characters in the pool
-    int64_t length
+    int32_t length
+    int32_t slot   # where the type sits in the table, so a reset clears only used slots
 
 
 cdef inline bint same_text(const Py_UCS4* a, const Py_UCS4* b, Py_ssize_t n) noexcept nogil:
@@ -202,6 +215,14 @@ cdef class _Interner:
         free(self.spans)
         free(self.hashes)
 
+    cdef void reset(self) noexcept:
+        """Forget every type (ids restart at 0) in time proportional to the types seen."""
+        cdef Py_ssize_t t
+        for t in range(self.n_types):
+            self.slots[self.spans[t].slot].id = -1
+        self.n_types = 0
+        self.pool_n = 0
+
     cdef int grow_table(self) except -1:
         cdef Py_ssize_t cap = self.cap * 2, i, j
         cdef Slot* slots = <Slot*>malloc(cap * sizeof(Slot))
@@ -215,18 +236,17 @@ cdef class _Interner:
                 while slots[j].id != -1:
                     j = (j + 1) & (cap - 1)
                 slots[j] = self.slots[i]
+                self.spans[self.slots[i].id].slot = <int32_t>j
         free(self.slots)
         self.slots = slots
         self.cap = cap
         return 0
 
-    cdef int32_t intern(self, const Py_UCS4* tok, Py_ssize_t n) except -1:
-        cdef uint64_t h = 1469598103934665603ULL
-        cdef Py_ssize_t i, j
+    cdef int32_t intern(self, const Py_UCS4* tok, Py_ssize_t n, uint64_t h) except -1:
+        """Id of token ``tok[:n]`` whose FNV-1a hash (computed by the caller while scanning) is h."""
+        cdef Py_ssize_t j
         cdef int32_t t
         cdef uint32_t tag
-        for i in range(n):
-            h = (h ^ <uint64_t>tok[i]) * 1099511628211ULL
         # FNV's low bits depend only on the characters' low bits: mix (murmur3 fmix64) before masking
         h ^= h >> 33
         h *= 0xff51afd7ed558ccdULL
@@ -257,7 +277,8 @@ cdef class _Interner:
         memcpy(&self.pool[self.pool_n], tok, n * sizeof(Py_UCS4))
         t = <int32_t>self.n_types
         self.spans[t].start = self.pool_n
-        self.spans[t].length = n
+        self.spans[t].length = <int32_t>n
+        self.spans[t].slot = <int32_t>j
         self.hashes[t] = h
         self.pool_n += n
         self.n_types += 1
@@ -302,10 +323,13 @@ fill(CH_LT, "<")
 fill(CH_GT, ">")
 
 
-def tokenize_13a_packed(list lines):
-    """13a-tokenise and intern every line: (ids int32, offsets int64, number of token types).
+def tokenize_13a_packed(list lines, const int64_t[::1] group_starts=None):
+    """13a-tokenise and intern every line: (ids int32, offsets int64, most token types in a group).
 
     Row i is ``ids[offsets[i]:offsets[i + 1]]``; lines must be ``str`` (checked by the caller).
+    With ``group_starts`` (increasing line indices, the first 0) ids are only comparable within
+    a group: the table restarts at each group, so it stays small and in cache (BLEU compares a
+    hypothesis with its own references only). Without it one vocabulary spans the batch.
     """
     cdef Buf a, b
     a.p = NULL; a.n = 0; a.cap = 0
@@ -322,51 +346,75 @@ def tokenize_13a_packed(list lines):
     cdef void* data
     cdef int32_t[::1] out_view
     cdef Py_UCS4 c
-    cdef bint has_lt, has_nl, has_amp, has_point, has_dash
+    cdef bint has_escape, has_point, has_dash
+    cdef Py_ssize_t o
+    cdef uint64_t h
+    cdef Py_ssize_t next_group = 0, n_groups = 0, most_types = 0
+    if group_starts is not None:
+        n_groups = group_starts.shape[0]
+        if n_groups and group_starts[0] != 0:
+            raise ValueError("group_starts must begin at line 0")
     if ids == NULL:
         raise MemoryError()
     try:
         for li in range(n_lines):
+            if next_group < n_groups and group_starts[next_group] == li:
+                most_types = max(most_types, vocab.n_types)
+                vocab.reset()
+                next_group += 1
             line = <str>lines[li]
             kind = PyUnicode_KIND(line)
             data = PyUnicode_DATA(line)
             end = PyUnicode_GET_LENGTH(line)
             while end > 0 and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
                 end -= 1
-            # copy with a leading pad space; note which escapes can occur
-            reserve(&a, end + 2)
+            # Fast path: copy with pad spaces and the symbol rule applied at once, noting triggers.
+            reserve(&a, 3 * end + 3)
             a.p[0] = 32
-            has_lt = has_nl = has_amp = has_point = has_dash = False
+            o = 1
+            has_escape = has_point = has_dash = False
             for i in range(end):
                 c = PyUnicode_READ(kind, data, i)
-                a.p[i + 1] = c
-                if c == 60:
-                    has_lt = True
-                elif c == 10:
-                    has_nl = True
-                elif c == 38:
-                    has_amp = True
-                elif c == 46 or c == 44:
-                    has_point = True
-                elif c == 45:
-                    has_dash = True
-            a.n = end + 1
-            if has_lt:
-                # the pad space cannot take part in any pattern, so passes over a[0:] are exact
+                if is_13a_symbol(c):
+                    a.p[o] = 32
+                    a.p[o + 1] = c
+                    a.p[o + 2] = 32
+                    o += 3
+                    if c == 60 or c == 38:  # '<skipped>' and '&...;' escapes start here
+                        has_escape = True
+                else:
+                    a.p[o] = c
+                    o += 1
+                    if c == 46 or c == 44:
+                        has_point = True
+                    elif c == 45:
+                        has_dash = True
+                    elif c == 10:
+                        has_escape = True
+            a.p[o] = 32
+            a.n = o + 1
+            if has_escape:
+                # Rare: redo from the raw line with 13a's replacements in sacrebleu's order. The pad
+                # space cannot take part in any pattern, so passes over the padded text are exact.
+                reserve(&a, end + 2)
+                a.p[0] = 32
+                for i in range(end):
+                    a.p[i + 1] = PyUnicode_READ(kind, data, i)
+                a.n = end + 1
                 replace_pass(&a, &b, SKIPPED, 9, NULL, 0); swap(&a, &b)
-            if has_nl:
                 replace_pass(&a, &b, DASH_NL, 2, NULL, 0); swap(&a, &b)
                 replace_pass(&a, &b, NL, 1, SPACE, 1); swap(&a, &b)
-            if has_amp:
-                replace_pass(&a, &b, QUOT, 6, CH_QUOTE, 1); swap(&a, &b)
-                replace_pass(&a, &b, AMP, 5, CH_AMP, 1); swap(&a, &b)
-                replace_pass(&a, &b, LT, 4, CH_LT, 1); swap(&a, &b)
-                replace_pass(&a, &b, GT, 4, CH_GT, 1); swap(&a, &b)
-            reserve(&a, a.n + 1)
-            a.p[a.n] = 32
-            a.n += 1
-            mteval_passes(&a, &b, has_point, has_dash)
-            # split on whitespace and intern
+                if has_amp_char(&a):
+                    replace_pass(&a, &b, QUOT, 6, CH_QUOTE, 1); swap(&a, &b)
+                    replace_pass(&a, &b, AMP, 5, CH_AMP, 1); swap(&a, &b)
+                    replace_pass(&a, &b, LT, 4, CH_LT, 1); swap(&a, &b)
+                    replace_pass(&a, &b, GT, 4, CH_GT, 1); swap(&a, &b)
+                reserve(&a, a.n + 1)
+                a.p[a.n] = 32
+                a.n += 1
+                symbol_pass(&a, &b)
+            pair_passes(&a, &b, has_point, has_dash)
+            # split on whitespace, hashing each token while scanning it, and intern
             i = 0
             while i < a.n:
                 while i < a.n and is_space(a.p[i]):
@@ -374,7 +422,9 @@ def tokenize_13a_packed(list lines):
                 if i >= a.n:
                     break
                 tok_start = i
+                h = 1469598103934665603ULL
                 while i < a.n and not is_space(a.p[i]):
+                    h = (h ^ <uint64_t>a.p[i]) * 1099511628211ULL
                     i += 1
                 if ids_n == ids_cap:
                     ids_cap *= 2
@@ -382,14 +432,14 @@ def tokenize_13a_packed(list lines):
                     if grown == NULL:
                         raise MemoryError()
                     ids = grown
-                ids[ids_n] = vocab.intern(&a.p[tok_start], i - tok_start)
+                ids[ids_n] = vocab.intern(&a.p[tok_start], i - tok_start, h)
                 ids_n += 1
             off[li + 1] = ids_n
         out = np.empty(ids_n, dtype=np.int32)
         if ids_n:
             out_view = out
             memcpy(&out_view[0], ids, ids_n * sizeof(int32_t))
-        return out, offsets, vocab.n_types
+        return out, offsets, max(most_types, vocab.n_types)
     finally:
         free(a.p)
         free(b.p)

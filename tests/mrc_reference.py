@@ -117,7 +117,8 @@ def oracle_official(preds, refs, alpha, beta, gamma, variant, lcs_function=oracl
                 match[n - 1] += alpha * bonus
                 candi[n - 1] += alpha * bonus
             elif entities is not None:
-                bonus = oracle_match(oracle_ngrams(cand, n, "ENTITY"), [oracle_ngrams(e, n, "ENTITY") for e in entities])
+                bonus = oracle_match(oracle_ngrams(cand, n, "ENTITY"),
+                                     [oracle_ngrams(e, n, "ENTITY") for e in entities])
                 match[n - 1] += beta * bonus
                 candi[n - 1] += beta * bonus
         c_total += len(cand)

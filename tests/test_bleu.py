@@ -87,8 +87,8 @@ def real_pairs(request, shared_data):
 @pytest.mark.parametrize("tok", TOKENIZERS)
 def test_corpus_and_sentence_bleu_match_sacrebleu_on_real_data(real_pairs, tok):
     hyps, refs = real_pairs
-    if len(hyps) > 6000:  # EVOUNA: a third of its 17k answers, every system represented
-        hyps, refs = hyps[::3], refs[::3]
+    if len(hyps) > 6000:  # EVOUNA: every 7th of its 17k answers (7 is coprime to its 5 systems)
+        hyps, refs = hyps[::7], refs[::7]
     streams = as_streams(refs)
     # sacrebleu's own segment statistics (tokenised once), then its own compute_bleu per setting.
     sacre = SacreBLEU(tokenize=tok)

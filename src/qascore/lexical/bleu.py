@@ -60,27 +60,55 @@ class BLEUScore:
                 f"hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d}) [{self.signature}]")
 
 
-def flatten_references(hypotheses, references) -> tuple[list, list, np.ndarray]:
-    """Validate (hypotheses, per-hypothesis reference lists) once at the boundary and flatten:
-    returns (hypotheses, all references, int64 group offsets with ``refs[groups[i]:groups[i+1]]``
-    belonging to hypothesis i). Every hypothesis needs at least one reference."""
-    hypotheses = check_text_batch(hypotheses, "hypotheses")
+@dataclass
+class Segments:
+    """Hypotheses with their references laid out in one list, segment by segment:
+    ``lines[hyp_rows[i]]`` is hypothesis i and ``lines[ref_rows[groups[i]:groups[i + 1]]]`` its references."""
+
+    lines: list
+    hyp_rows: np.ndarray
+    ref_rows: np.ndarray
+    groups: np.ndarray
+
+
+def _first_non_string(items) -> int | None:
+    if set(map(type, items)) <= {str}:  # one C-level pass; the slow search only names the culprit
+        return None
+    return next((k for k, x in enumerate(items) if not isinstance(x, str)), None)
+
+
+def segment_lines(hypotheses, references) -> Segments:
+    """Validate (hypotheses, per-hypothesis reference lists) once at the boundary and lay them out
+    as :class:`Segments`. Every hypothesis needs at least one reference."""
+    if isinstance(hypotheses, str):
+        raise TypeError("hypotheses must be a sequence of strings, not a single string")
+    hypotheses = list(hypotheses)
     if isinstance(references, str):
         raise TypeError("references must be a sequence of reference lists, not a single string")
     references = list(references)
     check_same_length(hypotheses, references, "hypotheses", "references")
-    flat, groups = [], [0]
-    for i, refs in enumerate(references):
+    lines, hyp_rows = [], []
+    for i, (hyp, refs) in enumerate(zip(hypotheses, references)):
         if isinstance(refs, str):
             raise TypeError(f"references[{i}] must be a list of strings, not a single string")
-        flat.extend(refs)
-        if len(flat) == groups[-1]:
+        start = len(lines)
+        hyp_rows.append(start)
+        lines.append(hyp)
+        lines.extend(refs)
+        if len(lines) == start + 1:
             raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
-        groups.append(len(flat))
-    if set(map(type, flat)) != {str}:  # one C-level pass; the slow search only names the culprit
-        owner = np.searchsorted(groups, next(k for k, r in enumerate(flat) if not isinstance(r, str)), "right") - 1
-        check_text_batch(references[owner], f"references[{owner}]")
-    return hypotheses, flat, np.asarray(groups, dtype=np.int64)
+    bad = _first_non_string(lines)
+    if bad is not None:
+        seg = int(np.searchsorted(hyp_rows, bad, "right")) - 1
+        if bad == hyp_rows[seg]:
+            raise TypeError(f"hypotheses[{seg}] must be str, got {type(lines[bad]).__name__}")
+        check_text_batch(references[seg], f"references[{seg}]")
+    hyp_rows = np.asarray(hyp_rows, dtype=np.int64)
+    is_ref = np.ones(len(lines), dtype=bool)
+    is_ref[hyp_rows] = False
+    groups = np.zeros(len(hyp_rows) + 1, dtype=np.int64)
+    np.cumsum(np.diff(np.append(hyp_rows, len(lines))) - 1, out=groups[1:])
+    return Segments(lines, hyp_rows, np.flatnonzero(is_ref).astype(np.int64), groups)
 
 
 def closest_reference_lengths(hyp_len: np.ndarray, ref_len: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -169,14 +197,15 @@ class BLEU:
         self.n_jobs = resolve_n_jobs(n_jobs)
 
     # -- statistics -------------------------------------------------------------------------
-    def _pack(self, texts) -> tuple[np.ndarray, np.ndarray]:
-        """Token ids (one vocabulary for the batch) and row offsets of the preprocessed texts."""
+    def _pack(self, texts, segment_starts) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids and row offsets of the preprocessed texts; ids agree at least within each
+        segment (rows ``segment_starts[i]`` up to the next start)."""
         if self.lowercase:
             texts = [t.lower() for t in texts]
-        if self.tokenizer.name == "13a":  # compiled tokeniser + interning, the common case
+        if self.tokenizer.name == "13a":  # compiled tokeniser + per-segment interning, the common case
             from .._kernels.bleu_tok13a import tokenize_13a_packed
 
-            ids, offsets, _ = tokenize_13a_packed(texts)
+            ids, offsets, _ = tokenize_13a_packed(texts, segment_starts)
             return ids, offsets
         tok = self.tokenizer
         packed = Vocabulary().pack([preprocess_segment(t, tok) for t in texts])
@@ -186,15 +215,15 @@ class BLEU:
         """Sufficient statistics of every hypothesis against its own list of references."""
         from .._kernels.ngram import clipped_ngram_matches, ngram_totals
 
-        hypotheses, flat_refs, groups = flatten_references(hypotheses, references)
-        ids, offsets = self._pack(hypotheses + flat_refs)
-        q = len(hypotheses)
+        seg = segment_lines(hypotheses, references)
+        hyp_rows, ref_rows, groups = seg.hyp_rows, seg.ref_rows, seg.groups
+        q = len(hyp_rows)
+        ids, offsets = self._pack(seg.lines, hyp_rows)
         lengths = np.diff(offsets)
-        correct = clipped_ngram_matches(ids, offsets, np.arange(q, dtype=np.int64),
-                                        ids, offsets, np.arange(q, q + len(flat_refs), dtype=np.int64),
-                                        groups, self.max_ngram_order, threads_for(q, self.n_jobs))
-        sys_len = lengths[:q]
-        return BleuStatistics(sys_len, closest_reference_lengths(sys_len, lengths[q:], groups),
+        correct = clipped_ngram_matches(ids, offsets, hyp_rows, ids, offsets, ref_rows, groups,
+                                        self.max_ngram_order, threads_for(q, self.n_jobs))
+        sys_len = lengths[hyp_rows]
+        return BleuStatistics(sys_len, closest_reference_lengths(sys_len, lengths[ref_rows], groups),
                               correct, ngram_totals(sys_len, self.max_ngram_order))
 
     # -- scores ----------------------------------------------------------------------------
@@ -209,7 +238,7 @@ class BLEU:
 
     @staticmethod
     def _nrefs(references) -> str:
-        counts = {len(r) for r in references}
+        counts = set(map(len, references))
         return str(counts.pop()) if len(counts) == 1 else "var"
 
     def _compute(self, correct, total, sys_len, ref_len):

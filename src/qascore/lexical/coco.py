@@ -16,7 +16,7 @@ import numpy as np
 from .._parallel import resolve_n_jobs, threads_for
 from ..signature import make_signature
 from ..text.packing import Vocabulary
-from .bleu import closest_reference_lengths, flatten_references
+from .bleu import closest_reference_lengths, segment_lines
 
 _TINY = 1e-15
 _SMALL = 1e-9
@@ -36,17 +36,17 @@ def coco_bleu(candidates, references, max_order: int = 4, n_jobs: int | None = N
     """coco-caption ``Bleu(max_order).compute_score`` corpus values (``option='closest'``)."""
     from .._kernels.ngram import clipped_ngram_matches, ngram_totals
 
-    candidates, flat, groups = flatten_references(candidates, references)
-    vocab = Vocabulary()
-    hyp = vocab.pack([c.split() for c in candidates])
-    ref = vocab.pack([r.split() for r in flat])
-    q = len(candidates)
-    correct = clipped_ngram_matches(hyp.ids, hyp.offsets, np.arange(q, dtype=np.int64), ref.ids, ref.offsets,
-                                    np.arange(len(flat), dtype=np.int64), groups, max_order,
+    seg = segment_lines(candidates, references)
+    packed = Vocabulary().pack([line.split() for line in seg.lines])
+    lengths = packed.lengths()
+    q = len(seg.hyp_rows)
+    correct = clipped_ngram_matches(packed.ids, packed.offsets, seg.hyp_rows, packed.ids, packed.offsets,
+                                    seg.ref_rows, seg.groups, max_order,
                                     threads_for(q, resolve_n_jobs(n_jobs))).sum(axis=0)
-    guess = ngram_totals(hyp.lengths(), max_order).sum(axis=0)
-    testlen = int(hyp.lengths().sum())
-    reflen = int(closest_reference_lengths(hyp.lengths(), ref.lengths(), groups).sum())
+    hyp_len = lengths[seg.hyp_rows]
+    guess = ngram_totals(hyp_len, max_order).sum(axis=0)
+    testlen = int(hyp_len.sum())
+    reflen = int(closest_reference_lengths(hyp_len, lengths[seg.ref_rows], seg.groups).sum())
     bleus, bleu = [], 1.0
     for k in range(max_order):
         bleu *= float(int(correct[k]) + _TINY) / (int(guess[k]) + _SMALL)
@@ -62,15 +62,15 @@ def coco_rouge_l(candidates, references, beta: float = 1.2, n_jobs: int | None =
     """coco-caption ``Rouge`` per-segment ROUGE-L (mean them for the corpus value)."""
     from .._kernels.lcs import lcs_lengths
 
-    candidates, flat, groups = flatten_references(candidates, references)
-    vocab = Vocabulary()
-    hyp = vocab.pack([c.split(" ") for c in candidates])
-    ref = vocab.pack([r.split(" ") for r in flat])
-    owner = np.repeat(np.arange(len(candidates), dtype=np.int64), np.diff(groups))
-    lcs = lcs_lengths(hyp.ids, hyp.offsets, owner, ref.ids, ref.offsets, np.arange(len(flat), dtype=np.int64),
-                      threads_for(len(owner), resolve_n_jobs(n_jobs))).astype(np.float64)
-    prec = np.maximum.reduceat(lcs / hyp.lengths()[owner], groups[:-1])
-    rec = np.maximum.reduceat(lcs / ref.lengths(), groups[:-1])
+    seg = segment_lines(candidates, references)
+    packed = Vocabulary().pack([line.split(" ") for line in seg.lines])
+    lengths = packed.lengths()
+    groups = seg.groups
+    owner_rows = np.repeat(seg.hyp_rows, np.diff(groups))
+    lcs = lcs_lengths(packed.ids, packed.offsets, owner_rows, packed.ids, packed.offsets, seg.ref_rows,
+                      threads_for(len(owner_rows), resolve_n_jobs(n_jobs))).astype(np.float64)
+    prec = np.maximum.reduceat(lcs / lengths[owner_rows], groups[:-1])
+    rec = np.maximum.reduceat(lcs / lengths[seg.ref_rows], groups[:-1])
     b2 = beta ** 2
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where((prec != 0) & (rec != 0), ((1 + b2) * prec * rec) / (rec + b2 * prec), 0.0)

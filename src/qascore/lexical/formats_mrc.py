@@ -99,7 +99,8 @@ def read_dureader_predictions(path) -> dict:
         qid = _question_id(obj, "question_id", path, lineno)
         answers = _string_list(obj, "answers", path, lineno)
         yesno = _string_list(obj, "yesno_answers", path, lineno, default=())
-        _add_unique(records, qid, DuReaderPrediction(qid, answers, yesno, str(path), lineno), path, lineno, "question_id")
+        record = DuReaderPrediction(qid, answers, yesno, str(path), lineno)
+        _add_unique(records, qid, record, path, lineno, "question_id")
     return records
 
 

@@ -136,7 +136,8 @@ def _scored_questions(predictions: dict, references: dict, variant: str, tokeniz
         answers = [normalize_answer(a, variant, tokenize) for a in ref.answers]
         yes_no, entities = None, None
         if ref.question_type == "ENTITY":
-            distinct = dict.fromkeys(normalize_answer(e, variant, tokenize) for group in ref.entity_answers for e in group)
+            distinct = dict.fromkeys(normalize_answer(e, variant, tokenize)
+                                     for group in ref.entity_answers for e in group)
             entities = list(distinct) or None
         if ref.question_type == "YES_NO" and pred is not None and pred.yesno_answers:
             yes_no = pred.yesno_answers[0]
@@ -235,7 +236,8 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
             ent_groups.append(len(ent_refs))
 
     # ROUGE-L: one LCS per (candidate, answer); the yes/no bonus reuses it.
-    lcs = lcs_lengths(ids, offsets, owner, ids, offsets, answer_rows, threads_for(len(owner), n_jobs)).astype(np.float64)
+    lcs = lcs_lengths(ids, offsets, owner, ids, offsets, answer_rows,
+                      threads_for(len(owner), n_jobs)).astype(np.float64)
     yn_bonus = np.where(same_label, lcs, 0.0)
     ent_bonus = entity_bonus_len[owner]
     gain = lcs + alpha * yn_bonus + beta * ent_bonus
