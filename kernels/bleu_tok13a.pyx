@@ -17,8 +17,10 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object o)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object o)
+    bint Py_UNICODE_ISSPACE_NOGIL "Py_UNICODE_ISSPACE"(Py_UCS4 ch) nogil
+from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy
 
 
@@ -28,7 +30,8 @@ cdef struct Buf:
     Py_ssize_t cap
 
 
-cdef int reserve(Buf* b, Py_ssize_t need) except -1:
+cdef int reserve(Buf* b, Py_ssize_t need) noexcept nogil:
+    """Grow ``b`` to hold ``need`` characters; -1 when out of memory (every caller passes it on)."""
     cdef Py_ssize_t cap
     cdef Py_UCS4* p
     if need <= b.cap:
@@ -36,17 +39,17 @@ cdef int reserve(Buf* b, Py_ssize_t need) except -1:
     cap = max(need, 2 * b.cap, 64)
     p = <Py_UCS4*>realloc(b.p, cap * sizeof(Py_UCS4))
     if p == NULL:
-        raise MemoryError()
+        return -1
     b.p = p
     b.cap = cap
     return 0
 
 
-cdef inline bint is_space(Py_UCS4 c) noexcept:
-    # str.split()'s whitespace; ASCII answered without a call
+cdef inline bint is_space(Py_UCS4 c) noexcept nogil:
+    # str.split()'s whitespace; ASCII answered without a call (the table lookup needs no GIL)
     if c < 128:
         return c == 32 or (9 <= c <= 13) or (28 <= c <= 31)
-    return Py_UNICODE_ISSPACE(c)
+    return Py_UNICODE_ISSPACE_NOGIL(c)
 
 
 cdef inline bint is_digit(Py_UCS4 c) noexcept nogil:
@@ -60,9 +63,10 @@ cdef inline bint is_13a_symbol(Py_UCS4 c) noexcept nogil:
 
 
 cdef int replace_pass(Buf* src, Buf* dst, const Py_UCS4* pat, Py_ssize_t plen,
-                      const Py_UCS4* rep, Py_ssize_t rlen) except -1:
+                      const Py_UCS4* rep, Py_ssize_t rlen) noexcept nogil:
     """``str.replace(pat, rep)`` from src into dst (rlen <= plen, so dst never outgrows src)."""
-    reserve(dst, src.n + 1)
+    if reserve(dst, src.n + 1) < 0:
+        return -1
     cdef Py_ssize_t i = 0, o = 0, n = src.n, k
     cdef Py_UCS4* s = src.p
     cdef Py_UCS4* d = dst.p
@@ -80,7 +84,7 @@ cdef int replace_pass(Buf* src, Buf* dst, const Py_UCS4* pat, Py_ssize_t plen,
     return 0
 
 
-cdef bint has_amp_char(Buf* a) noexcept:
+cdef bint has_amp_char(Buf* a) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(a.n):
         if a.p[i] == 38:
@@ -88,7 +92,7 @@ cdef bint has_amp_char(Buf* a) noexcept:
     return False
 
 
-cdef void swap(Buf* a, Buf* b) noexcept:
+cdef void swap(Buf* a, Buf* b) noexcept nogil:
     cdef Buf t = a[0]
     a[0] = b[0]
     b[0] = t
@@ -102,12 +106,13 @@ cdef inline bint pair_rule_matches(int rule, Py_UCS4 c, Py_UCS4 d) noexcept nogi
     return is_digit(c) and d == 45  # rule 4: ([0-9])(-)
 
 
-cdef int pair_pass(Buf* a, Buf* b, int rule) except -1:
+cdef int pair_pass(Buf* a, Buf* b, int rule) noexcept nogil:
     """One two-character mteval substitution with ``re.sub`` semantics (non-overlapping, left to
     right): rules 2 and 4 write ``\\1 \\2 ``, rule 3 writes `` \\1 \\2``; the result ends in ``a``."""
     cdef Py_ssize_t i = 0, o = 0, n = a.n
     cdef Py_UCS4 c, d
-    reserve(b, 2 * n + 1)
+    if reserve(b, 2 * n + 1) < 0:
+        return -1
     while i < n:
         c = a.p[i]
         if i + 1 < n and pair_rule_matches(rule, c, a.p[i + 1]):
@@ -133,12 +138,13 @@ cdef int pair_pass(Buf* a, Buf* b, int rule) except -1:
     return 0
 
 
-cdef int symbol_pass(Buf* a, Buf* b) except -1:
+cdef int symbol_pass(Buf* a, Buf* b) noexcept nogil:
     """The first mteval-v13a substitution; the result ends in ``a``."""
     cdef Py_ssize_t i, o = 0, n = a.n
     cdef Py_UCS4 c
     # 1. ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 '
-    reserve(b, 3 * n + 1)
+    if reserve(b, 3 * n + 1) < 0:
+        return -1
     for i in range(n):
         c = a.p[i]
         if is_13a_symbol(c):
@@ -154,14 +160,13 @@ cdef int symbol_pass(Buf* a, Buf* b) except -1:
     return 0
 
 
-cdef int pair_passes(Buf* a, Buf* b, bint has_point, bint has_dash) except -1:
+cdef int pair_passes(Buf* a, Buf* b, bint has_point, bint has_dash) noexcept nogil:
     """The other three mteval substitutions. A pass whose trigger character (``.``/``,`` or
     ``-``) is absent from the line cannot change it and is skipped; no pass creates them."""
-    if has_point:
-        pair_pass(a, b, 2)
-        pair_pass(a, b, 3)
-    if has_dash:
-        pair_pass(a, b, 4)
+    if has_point and (pair_pass(a, b, 2) < 0 or pair_pass(a, b, 3) < 0):
+        return -1
+    if has_dash and pair_pass(a, b, 4) < 0:
+        return -1
     return 0
 
 
@@ -184,109 +189,123 @@ cdef inline bint same_text(const Py_UCS4* a, const Py_UCS4* b, Py_ssize_t n) noe
     return True
 
 
-cdef class _Interner:
-    """Exact token -> dense id table: open addressing on a 64-bit hash kept in the slot, and a
-    full comparison of the contents before a hit is accepted (so no collisions)."""
-    cdef Slot* slots
-    cdef Py_ssize_t cap
-    cdef Py_UCS4* pool
-    cdef Py_ssize_t pool_n, pool_cap
-    cdef TypeSpan* spans
-    cdef uint64_t* hashes  # full hash per type, only read when the table grows
-    cdef Py_ssize_t n_types, types_cap
+cdef struct Interner:
+    # Exact token -> dense id table: open addressing on a 64-bit hash (its high half kept in the
+    # slot as a tag) and a full comparison of the contents before a hit is accepted.
+    Slot* slots
+    Py_ssize_t cap
+    Py_UCS4* pool
+    Py_ssize_t pool_n, pool_cap
+    TypeSpan* spans
+    uint64_t* hashes  # full hash per type, only read when the table grows
+    Py_ssize_t n_types, types_cap
 
-    def __cinit__(self):
-        self.cap = 1024
-        self.slots = <Slot*>malloc(self.cap * sizeof(Slot))
-        self.types_cap = 512
-        self.spans = <TypeSpan*>malloc(self.types_cap * sizeof(TypeSpan))
-        self.hashes = <uint64_t*>malloc(self.types_cap * sizeof(uint64_t))
-        self.pool_cap = 4096
-        self.pool = <Py_UCS4*>malloc(self.pool_cap * sizeof(Py_UCS4))
-        if self.slots == NULL or self.spans == NULL or self.hashes == NULL or self.pool == NULL:
-            raise MemoryError()
-        cdef Py_ssize_t i
-        for i in range(self.cap):
-            self.slots[i].id = -1
 
-    def __dealloc__(self):
-        free(self.slots)
-        free(self.pool)
-        free(self.spans)
-        free(self.hashes)
+cdef int interner_init(Interner* v) noexcept nogil:
+    cdef Py_ssize_t i
+    v.cap = 256
+    v.slots = <Slot*>malloc(v.cap * sizeof(Slot))
+    v.types_cap = 128
+    v.spans = <TypeSpan*>malloc(v.types_cap * sizeof(TypeSpan))
+    v.hashes = <uint64_t*>malloc(v.types_cap * sizeof(uint64_t))
+    v.pool_cap = 1024
+    v.pool = <Py_UCS4*>malloc(v.pool_cap * sizeof(Py_UCS4))
+    v.pool_n = 0
+    v.n_types = 0
+    if v.slots == NULL or v.spans == NULL or v.hashes == NULL or v.pool == NULL:
+        return -1
+    for i in range(v.cap):
+        v.slots[i].id = -1
+    return 0
 
-    cdef void reset(self) noexcept:
-        """Forget every type (ids restart at 0) in time proportional to the types seen."""
-        cdef Py_ssize_t t
-        for t in range(self.n_types):
-            self.slots[self.spans[t].slot].id = -1
-        self.n_types = 0
-        self.pool_n = 0
 
-    cdef int grow_table(self) except -1:
-        cdef Py_ssize_t cap = self.cap * 2, i, j
-        cdef Slot* slots = <Slot*>malloc(cap * sizeof(Slot))
-        if slots == NULL:
-            raise MemoryError()
-        for i in range(cap):
-            slots[i].id = -1
-        for i in range(self.cap):
-            if self.slots[i].id != -1:
-                j = <Py_ssize_t>(self.hashes[self.slots[i].id] & <uint64_t>(cap - 1))
-                while slots[j].id != -1:
-                    j = (j + 1) & (cap - 1)
-                slots[j] = self.slots[i]
-                self.spans[self.slots[i].id].slot = <int32_t>j
-        free(self.slots)
-        self.slots = slots
-        self.cap = cap
-        return 0
+cdef void interner_free(Interner* v) noexcept nogil:
+    free(v.slots)
+    free(v.pool)
+    free(v.spans)
+    free(v.hashes)
 
-    cdef int32_t intern(self, const Py_UCS4* tok, Py_ssize_t n, uint64_t h) except -1:
-        """Id of token ``tok[:n]`` whose FNV-1a hash (computed by the caller while scanning) is h."""
-        cdef Py_ssize_t j
-        cdef int32_t t
-        cdef uint32_t tag
-        # FNV's low bits depend only on the characters' low bits: mix (murmur3 fmix64) before masking
-        h ^= h >> 33
-        h *= 0xff51afd7ed558ccdULL
-        h ^= h >> 33
-        h *= 0xc4ceb9fe1a85ec53ULL
-        h ^= h >> 33
-        tag = <uint32_t>(h >> 32)
-        j = <Py_ssize_t>(h & <uint64_t>(self.cap - 1))
-        while True:
-            t = self.slots[j].id
-            if t == -1:
-                break
-            if (self.slots[j].tag == tag and self.spans[t].length == n
-                    and same_text(&self.pool[self.spans[t].start], tok, n)):
-                return t
-            j = (j + 1) & (self.cap - 1)
-        if self.n_types == self.types_cap:
-            self.types_cap *= 2
-            self.spans = <TypeSpan*>realloc(self.spans, self.types_cap * sizeof(TypeSpan))
-            self.hashes = <uint64_t*>realloc(self.hashes, self.types_cap * sizeof(uint64_t))
-            if self.spans == NULL or self.hashes == NULL:
-                raise MemoryError()
-        if self.pool_n + n > self.pool_cap:
-            self.pool_cap = max(2 * self.pool_cap, self.pool_n + n)
-            self.pool = <Py_UCS4*>realloc(self.pool, self.pool_cap * sizeof(Py_UCS4))
-            if self.pool == NULL:
-                raise MemoryError()
-        memcpy(&self.pool[self.pool_n], tok, n * sizeof(Py_UCS4))
-        t = <int32_t>self.n_types
-        self.spans[t].start = self.pool_n
-        self.spans[t].length = <int32_t>n
-        self.spans[t].slot = <int32_t>j
-        self.hashes[t] = h
-        self.pool_n += n
-        self.n_types += 1
-        self.slots[j].tag = tag
-        self.slots[j].id = t
-        if 2 * self.n_types > self.cap:
-            self.grow_table()
-        return t
+
+cdef void interner_reset(Interner* v) noexcept nogil:
+    """Forget every type (ids restart at 0) in time proportional to the types seen."""
+    cdef Py_ssize_t t
+    for t in range(v.n_types):
+        v.slots[v.spans[t].slot].id = -1
+    v.n_types = 0
+    v.pool_n = 0
+
+
+cdef int interner_grow(Interner* v) noexcept nogil:
+    cdef Py_ssize_t cap = v.cap * 2, i, j
+    cdef Slot* slots = <Slot*>malloc(cap * sizeof(Slot))
+    if slots == NULL:
+        return -1
+    for i in range(cap):
+        slots[i].id = -1
+    for i in range(v.cap):
+        if v.slots[i].id != -1:
+            j = <Py_ssize_t>(v.hashes[v.slots[i].id] & <uint64_t>(cap - 1))
+            while slots[j].id != -1:
+                j = (j + 1) & (cap - 1)
+            slots[j] = v.slots[i]
+            v.spans[v.slots[i].id].slot = <int32_t>j
+    free(v.slots)
+    v.slots = slots
+    v.cap = cap
+    return 0
+
+
+cdef int32_t intern(Interner* v, const Py_UCS4* tok, Py_ssize_t n, uint64_t h) noexcept nogil:
+    """Id of token ``tok[:n]`` whose FNV-1a hash (computed while scanning) is h; -1: out of memory."""
+    cdef Py_ssize_t j
+    cdef int32_t t
+    cdef uint32_t tag
+    cdef void* grown
+    # FNV's low bits depend only on the characters' low bits: mix (murmur3 fmix64) before masking
+    h ^= h >> 33
+    h *= 0xff51afd7ed558ccdULL
+    h ^= h >> 33
+    h *= 0xc4ceb9fe1a85ec53ULL
+    h ^= h >> 33
+    tag = <uint32_t>(h >> 32)
+    j = <Py_ssize_t>(h & <uint64_t>(v.cap - 1))
+    while True:
+        t = v.slots[j].id
+        if t == -1:
+            break
+        if (v.slots[j].tag == tag and v.spans[t].length == n
+                and same_text(&v.pool[v.spans[t].start], tok, n)):
+            return t
+        j = (j + 1) & (v.cap - 1)
+    if v.n_types == v.types_cap:
+        v.types_cap *= 2
+        grown = realloc(v.spans, v.types_cap * sizeof(TypeSpan))
+        if grown == NULL:
+            return -1
+        v.spans = <TypeSpan*>grown
+        grown = realloc(v.hashes, v.types_cap * sizeof(uint64_t))
+        if grown == NULL:
+            return -1
+        v.hashes = <uint64_t*>grown
+    if v.pool_n + n > v.pool_cap:
+        v.pool_cap = max(2 * v.pool_cap, v.pool_n + n)
+        grown = realloc(v.pool, v.pool_cap * sizeof(Py_UCS4))
+        if grown == NULL:
+            return -1
+        v.pool = <Py_UCS4*>grown
+    memcpy(&v.pool[v.pool_n], tok, n * sizeof(Py_UCS4))
+    t = <int32_t>v.n_types
+    v.spans[t].start = v.pool_n
+    v.spans[t].length = <int32_t>n
+    v.spans[t].slot = <int32_t>j
+    v.hashes[t] = h
+    v.pool_n += n
+    v.n_types += 1
+    v.slots[j].tag = tag
+    v.slots[j].id = t
+    if 2 * v.n_types > v.cap and interner_grow(v) < 0:
+        return -1
+    return t
 
 
 cdef Py_UCS4 SKIPPED[9]
@@ -323,124 +342,227 @@ fill(CH_LT, "<")
 fill(CH_GT, ">")
 
 
-def tokenize_13a_packed(list lines, const int64_t[::1] group_starts=None):
+cdef struct Chunk:
+    # One thread's share: lines [first, last), its own buffers, vocabulary and output ids.
+    Py_ssize_t first, last
+    int32_t* ids
+    Py_ssize_t ids_n, ids_cap
+    Py_ssize_t most_types
+    int failed
+
+
+cdef int push_id(Chunk* ch, int32_t token_id) noexcept nogil:
+    cdef int32_t* grown
+    if token_id < 0:
+        return -1
+    if ch.ids_n == ch.ids_cap:
+        ch.ids_cap = max(2 * ch.ids_cap, 1024)
+        grown = <int32_t*>realloc(ch.ids, ch.ids_cap * sizeof(int32_t))
+        if grown == NULL:
+            return -1
+        ch.ids = grown
+    ch.ids[ch.ids_n] = token_id
+    ch.ids_n += 1
+    return 0
+
+
+cdef int tokenize_line(int kind, void* data, Py_ssize_t end, Buf* a, Buf* b, Interner* vocab,
+                       Chunk* ch) noexcept nogil:
+    """13a-tokenise ``data[:end]`` (already right-stripped) and append its token ids to ``ch``."""
+    cdef Py_ssize_t i, o, tok_start
+    cdef Py_UCS4 c
+    cdef uint64_t h
+    cdef bint has_escape = False, has_point = False, has_dash = False
+    # Fast path: copy with pad spaces and the symbol rule applied at once, noting triggers.
+    if reserve(a, 3 * end + 3) < 0:
+        return -1
+    a.p[0] = 32
+    o = 1
+    for i in range(end):
+        c = PyUnicode_READ(kind, data, i)
+        if is_13a_symbol(c):
+            a.p[o] = 32
+            a.p[o + 1] = c
+            a.p[o + 2] = 32
+            o += 3
+            if c == 60 or c == 38:  # '<skipped>' and '&...;' escapes start here
+                has_escape = True
+        else:
+            a.p[o] = c
+            o += 1
+            if c == 46 or c == 44:
+                has_point = True
+            elif c == 45:
+                has_dash = True
+            elif c == 10:
+                has_escape = True
+    a.p[o] = 32
+    a.n = o + 1
+    if has_escape:
+        # Rare: redo from the raw line with 13a's replacements in sacrebleu's order. The pad
+        # space cannot take part in any pattern, so passes over the padded text are exact.
+        a.p[0] = 32
+        for i in range(end):
+            a.p[i + 1] = PyUnicode_READ(kind, data, i)
+        a.n = end + 1
+        if replace_pass(a, b, SKIPPED, 9, NULL, 0) < 0:
+            return -1
+        swap(a, b)
+        if replace_pass(a, b, DASH_NL, 2, NULL, 0) < 0:
+            return -1
+        swap(a, b)
+        if replace_pass(a, b, NL, 1, SPACE, 1) < 0:
+            return -1
+        swap(a, b)
+        if has_amp_char(a):
+            if replace_pass(a, b, QUOT, 6, CH_QUOTE, 1) < 0:
+                return -1
+            swap(a, b)
+            if replace_pass(a, b, AMP, 5, CH_AMP, 1) < 0:
+                return -1
+            swap(a, b)
+            if replace_pass(a, b, LT, 4, CH_LT, 1) < 0:
+                return -1
+            swap(a, b)
+            if replace_pass(a, b, GT, 4, CH_GT, 1) < 0:
+                return -1
+            swap(a, b)
+        if reserve(a, a.n + 1) < 0:
+            return -1
+        a.p[a.n] = 32
+        a.n += 1
+        if symbol_pass(a, b) < 0:
+            return -1
+    if pair_passes(a, b, has_point, has_dash) < 0:
+        return -1
+    # split on whitespace, hashing each token while scanning it, and intern
+    i = 0
+    while i < a.n:
+        while i < a.n and is_space(a.p[i]):
+            i += 1
+        if i >= a.n:
+            break
+        tok_start = i
+        h = 1469598103934665603ULL
+        while i < a.n and not is_space(a.p[i]):
+            h = (h ^ <uint64_t>a.p[i]) * 1099511628211ULL
+            i += 1
+        if push_id(ch, intern(vocab, &a.p[tok_start], i - tok_start, h)) < 0:
+            return -1
+    return 0
+
+
+cdef void tokenize_chunk(Chunk* ch, const int* kinds, void** datas, const Py_ssize_t* ends,
+                         const char* starts_group, int64_t* line_len) noexcept nogil:
+    cdef Buf a, b
+    cdef Interner vocab
+    cdef Py_ssize_t li, before
+    a.p = NULL; a.n = 0; a.cap = 0
+    b.p = NULL; b.n = 0; b.cap = 0
+    if interner_init(&vocab) < 0:
+        ch.failed = 1
+    else:
+        for li in range(ch.first, ch.last):
+            if starts_group[li]:
+                ch.most_types = max(ch.most_types, vocab.n_types)
+                interner_reset(&vocab)
+            before = ch.ids_n
+            if tokenize_line(kinds[li], datas[li], ends[li], &a, &b, &vocab, ch) < 0:
+                ch.failed = 1
+                break
+            line_len[li] = ch.ids_n - before
+        ch.most_types = max(ch.most_types, vocab.n_types)
+    interner_free(&vocab)
+    free(a.p)
+    free(b.p)
+
+
+def tokenize_13a_packed(list lines, const int64_t[::1] group_starts=None, int n_jobs=1):
     """13a-tokenise and intern every line: (ids int32, offsets int64, most token types in a group).
 
     Row i is ``ids[offsets[i]:offsets[i + 1]]``; lines must be ``str`` (checked by the caller).
     With ``group_starts`` (increasing line indices, the first 0) ids are only comparable within
     a group: the table restarts at each group, so it stays small and in cache (BLEU compares a
-    hypothesis with its own references only). Without it one vocabulary spans the batch.
+    hypothesis with its own references only), and groups are shared out to ``n_jobs`` threads.
+    Without it one vocabulary spans the batch and one thread works.
     """
-    cdef Buf a, b
-    a.p = NULL; a.n = 0; a.cap = 0
-    b.p = NULL; b.n = 0; b.cap = 0
-    cdef _Interner vocab = _Interner()
-    cdef Py_ssize_t n_lines = len(lines), li, i, end, tok_start
-    cdef Py_ssize_t ids_n = 0, ids_cap = 1024
-    cdef int32_t* ids = <int32_t*>malloc(ids_cap * sizeof(int32_t))
-    cdef int32_t* grown
-    offsets = np.zeros(n_lines + 1, dtype=np.int64)
-    cdef int64_t[::1] off = offsets
+    cdef Py_ssize_t n_lines = len(lines), li, k, end, n_chunks, per, pos
     cdef str line
     cdef int kind
     cdef void* data
-    cdef int32_t[::1] out_view
-    cdef Py_UCS4 c
-    cdef bint has_escape, has_point, has_dash
-    cdef Py_ssize_t o
-    cdef uint64_t h
-    cdef Py_ssize_t next_group = 0, n_groups = 0, most_types = 0
-    if group_starts is not None:
-        n_groups = group_starts.shape[0]
-        if n_groups and group_starts[0] != 0:
-            raise ValueError("group_starts must begin at line 0")
-    if ids == NULL:
-        raise MemoryError()
+    offsets = np.zeros(n_lines + 1, dtype=np.int64)
+    line_len = np.zeros(n_lines, dtype=np.int64)
+    cdef int64_t[::1] lens = line_len
+    cdef int* kinds = <int*>malloc((n_lines + 1) * sizeof(int))
+    cdef void** datas = <void**>malloc((n_lines + 1) * sizeof(void*))
+    cdef Py_ssize_t* ends = <Py_ssize_t*>malloc((n_lines + 1) * sizeof(Py_ssize_t))
+    cdef char* starts_group = <char*>calloc(n_lines + 1, sizeof(char))
+    cdef Chunk* chunks = NULL
     try:
+        if kinds == NULL or datas == NULL or ends == NULL or starts_group == NULL:
+            raise MemoryError()
+        # Under the GIL: each line's storage and its length without trailing whitespace (rstrip).
         for li in range(n_lines):
-            if next_group < n_groups and group_starts[next_group] == li:
-                most_types = max(most_types, vocab.n_types)
-                vocab.reset()
-                next_group += 1
             line = <str>lines[li]
             kind = PyUnicode_KIND(line)
             data = PyUnicode_DATA(line)
             end = PyUnicode_GET_LENGTH(line)
-            while end > 0 and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
+            while end > 0 and is_space(PyUnicode_READ(kind, data, end - 1)):
                 end -= 1
-            # Fast path: copy with pad spaces and the symbol rule applied at once, noting triggers.
-            reserve(&a, 3 * end + 3)
-            a.p[0] = 32
-            o = 1
-            has_escape = has_point = has_dash = False
-            for i in range(end):
-                c = PyUnicode_READ(kind, data, i)
-                if is_13a_symbol(c):
-                    a.p[o] = 32
-                    a.p[o + 1] = c
-                    a.p[o + 2] = 32
-                    o += 3
-                    if c == 60 or c == 38:  # '<skipped>' and '&...;' escapes start here
-                        has_escape = True
-                else:
-                    a.p[o] = c
-                    o += 1
-                    if c == 46 or c == 44:
-                        has_point = True
-                    elif c == 45:
-                        has_dash = True
-                    elif c == 10:
-                        has_escape = True
-            a.p[o] = 32
-            a.n = o + 1
-            if has_escape:
-                # Rare: redo from the raw line with 13a's replacements in sacrebleu's order. The pad
-                # space cannot take part in any pattern, so passes over the padded text are exact.
-                reserve(&a, end + 2)
-                a.p[0] = 32
-                for i in range(end):
-                    a.p[i + 1] = PyUnicode_READ(kind, data, i)
-                a.n = end + 1
-                replace_pass(&a, &b, SKIPPED, 9, NULL, 0); swap(&a, &b)
-                replace_pass(&a, &b, DASH_NL, 2, NULL, 0); swap(&a, &b)
-                replace_pass(&a, &b, NL, 1, SPACE, 1); swap(&a, &b)
-                if has_amp_char(&a):
-                    replace_pass(&a, &b, QUOT, 6, CH_QUOTE, 1); swap(&a, &b)
-                    replace_pass(&a, &b, AMP, 5, CH_AMP, 1); swap(&a, &b)
-                    replace_pass(&a, &b, LT, 4, CH_LT, 1); swap(&a, &b)
-                    replace_pass(&a, &b, GT, 4, CH_GT, 1); swap(&a, &b)
-                reserve(&a, a.n + 1)
-                a.p[a.n] = 32
-                a.n += 1
-                symbol_pass(&a, &b)
-            pair_passes(&a, &b, has_point, has_dash)
-            # split on whitespace, hashing each token while scanning it, and intern
-            i = 0
-            while i < a.n:
-                while i < a.n and is_space(a.p[i]):
-                    i += 1
-                if i >= a.n:
-                    break
-                tok_start = i
-                h = 1469598103934665603ULL
-                while i < a.n and not is_space(a.p[i]):
-                    h = (h ^ <uint64_t>a.p[i]) * 1099511628211ULL
-                    i += 1
-                if ids_n == ids_cap:
-                    ids_cap *= 2
-                    grown = <int32_t*>realloc(ids, ids_cap * sizeof(int32_t))
-                    if grown == NULL:
-                        raise MemoryError()
-                    ids = grown
-                ids[ids_n] = vocab.intern(&a.p[tok_start], i - tok_start, h)
-                ids_n += 1
-            off[li + 1] = ids_n
-        out = np.empty(ids_n, dtype=np.int32)
-        if ids_n:
-            out_view = out
-            memcpy(&out_view[0], ids, ids_n * sizeof(int32_t))
-        return out, offsets, max(most_types, vocab.n_types)
+            kinds[li] = kind
+            datas[li] = data
+            ends[li] = end
+        if group_starts is None:
+            n_chunks = 1
+            starts_group[0] = 1
+        else:
+            if group_starts.shape[0] and group_starts[0] != 0:
+                raise ValueError("group_starts must begin at line 0")
+            for k in range(group_starts.shape[0]):
+                if group_starts[k] < n_lines:
+                    starts_group[group_starts[k]] = 1
+            n_chunks = max(1, min(n_jobs, group_starts.shape[0] // 256))
+        chunks = <Chunk*>calloc(n_chunks, sizeof(Chunk))
+        if chunks == NULL:
+            raise MemoryError()
+        # Cut the lines into n_chunks runs, each starting at a group start.
+        per = (n_lines + n_chunks - 1) // n_chunks if n_lines else 0
+        pos = 0
+        for k in range(n_chunks):
+            chunks[k].first = pos
+            pos = min(n_lines, max(pos, (k + 1) * per))
+            while pos < n_lines and not starts_group[pos]:
+                pos += 1
+            chunks[k].last = pos if k < n_chunks - 1 else n_lines
+        with nogil:
+            for k in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+                tokenize_chunk(&chunks[k], kinds, datas, ends, starts_group, &lens[0] if n_lines else NULL)
+        total = 0
+        most = 0
+        for k in range(n_chunks):
+            if chunks[k].failed:
+                raise MemoryError("out of memory in the 13a tokeniser")
+            total += chunks[k].ids_n
+            most = max(most, chunks[k].most_types)
+        out = np.empty(total, dtype=np.int32)
+        cdef_copy(out, chunks, n_chunks)
+        np.cumsum(line_len, out=offsets[1:])
+        return out, offsets, most
     finally:
-        free(a.p)
-        free(b.p)
-        free(ids)
+        if chunks != NULL:
+            for k in range(n_chunks):
+                free(chunks[k].ids)
+            free(chunks)
+        free(kinds)
+        free(datas)
+        free(ends)
+        free(starts_group)
+
+
+cdef void cdef_copy(out, Chunk* chunks, Py_ssize_t n_chunks):
+    cdef int32_t[::1] view = out
+    cdef Py_ssize_t k, pos = 0
+    for k in range(n_chunks):
+        if chunks[k].ids_n:
+            memcpy(&view[pos], chunks[k].ids, chunks[k].ids_n * sizeof(int32_t))
+            pos += chunks[k].ids_n

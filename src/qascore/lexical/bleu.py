@@ -205,7 +205,7 @@ class BLEU:
         if self.tokenizer.name == "13a":  # compiled tokeniser + per-segment interning, the common case
             from .._kernels.bleu_tok13a import tokenize_13a_packed
 
-            ids, offsets, _ = tokenize_13a_packed(texts, segment_starts)
+            ids, offsets, _ = tokenize_13a_packed(texts, segment_starts, self.n_jobs)
             return ids, offsets
         tok = self.tokenizer
         packed = Vocabulary().pack([preprocess_segment(t, tok) for t in texts])
