@@ -59,6 +59,7 @@ cdef extern from *:
     uint64_t qascore_load_word(const uint8_t *p, int64_t n) noexcept nogil
 
 cdef enum:
+    CHUNKS_PER_THREAD = 8
     SLACK = 8  # every buffer that words are loaded from keeps this many readable bytes past its end
     DOTTED_CAPITAL_I = 0x130  # lowercases to 'i' + U+0307 (a separator)
     KELVIN_SIGN = 0x212A  # lowercases to 'k'
@@ -165,7 +166,7 @@ cdef class RawInterner:
             return -1
         if self.count == self.capacity and not self._grow_entries():
             return -1
-        if 3 * (self.count + 1) > 2 * <int64_t>(self.mask + 1) and not self._grow_table():
+        if 5 * (self.count + 1) > 4 * <int64_t>(self.mask + 1) and not self._grow_table():
             return -1
         memcpy(self.arena + self.arena_used, s, n)
         self.arena_used += n
@@ -381,11 +382,13 @@ def encode_rouge_raw(list texts, RawInterner interner, int n_jobs):
     """Raw ids (int32, flat) and offsets (int64) of the rouge tokens of ``texts``.
 
     Every element must be a ``str`` (the caller checks). New tokens are interned into ``interner``;
-    ``n_jobs`` threads share the work (one when 1).
+    ``n_jobs`` threads share the work (one when 1), taking chunks as they finish the last, so one
+    thread the OS delays holds up a small chunk rather than half the batch.
     """
     cdef Py_ssize_t n_texts = len(texts)
     cdef Py_ssize_t t
-    cdef int c, n_chunks = <int>max(1, min(n_jobs, n_texts))
+    cdef int c, n_threads = <int>max(1, min(n_jobs, n_texts))
+    cdef int n_chunks = 1 if n_threads == 1 else <int>min(CHUNKS_PER_THREAD * n_threads, n_texts)
     cdef int64_t total = 0, per_chunk
     cdef bint ok = True
     cdef object text
@@ -427,7 +430,7 @@ def encode_rouge_raw(list texts, RawInterner interner, int n_jobs):
             if n_chunks == 1:
                 ok = scan_rouge_chunk(interner, &chunks[0], kinds, datas, lengths, offsets_data + 1, True)
             else:
-                for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+                for c in prange(n_chunks, num_threads=n_threads, schedule="dynamic", chunksize=1):
                     chunks[c].failed = not scan_rouge_chunk(interner, &chunks[c], kinds, datas, lengths,
                                                             offsets_data + 1, False)
                 for c in range(n_chunks):
