@@ -65,22 +65,18 @@ def _record(benchmark, medians, use_stemmer, name, texts):
     benchmark.extra_info["us_per_text"] = benchmark.stats.stats.median / len(texts) * 1e6
 
 
-@pytest.mark.parametrize("use_stemmer", [False, True], ids=["plain", "stemmed"])
-def test_rouge_score_tokenizer(benchmark, msmarco_texts, medians, use_stemmer):
-    texts = _texts_for(msmarco_texts, use_stemmer)
-    tokenizer = RougeScoreTokenizer(use_stemmer)
-    benchmark.group = f"rouge tokenise stem={use_stemmer}"
-    benchmark.pedantic(lambda: [tokenizer.tokenize(t) for t in texts], rounds=3, warmup_rounds=0)
-    _record(benchmark, medians, use_stemmer, "rouge-score", texts)
+# (name, tokeniser class, timed rounds): rouge-score is slow enough for three.
+_PEERS = [("rouge-score", RougeScoreTokenizer, 3), ("rouge-score-rs", RougeScoreRsTokenizer, 5)]
 
 
 @pytest.mark.parametrize("use_stemmer", [False, True], ids=["plain", "stemmed"])
-def test_rouge_score_rs_tokenizer(benchmark, msmarco_texts, medians, use_stemmer):
+@pytest.mark.parametrize("peer, peer_tokenizer, rounds", _PEERS, ids=[name for name, _, _ in _PEERS])
+def test_peer_tokenizer(benchmark, msmarco_texts, medians, use_stemmer, peer, peer_tokenizer, rounds):
     texts = _texts_for(msmarco_texts, use_stemmer)
-    tokenizer = RougeScoreRsTokenizer(use_stemmer)
+    tokenizer = peer_tokenizer(use_stemmer)
     benchmark.group = f"rouge tokenise stem={use_stemmer}"
-    benchmark.pedantic(lambda: [tokenizer.tokenize(t) for t in texts], rounds=5, warmup_rounds=1)
-    _record(benchmark, medians, use_stemmer, "rouge-score-rs", texts)
+    benchmark.pedantic(lambda: [tokenizer.tokenize(t) for t in texts], rounds=rounds, warmup_rounds=1)
+    _record(benchmark, medians, use_stemmer, peer, texts)
 
 
 @pytest.mark.parametrize("use_stemmer", [False, True], ids=["plain", "stemmed"])
