@@ -127,6 +127,17 @@ def test_huge_texts(text, n_jobs):
     _assert_same_packing(tokenizer.encode_batch(texts, Vocabulary(), n_jobs=n_jobs), expected)
 
 
+def test_a_vocabulary_pickles_with_its_ids():
+    import pickle
+
+    vocab = Vocabulary()
+    first = RougeTokenizer(use_stemmer=True).encode_batch(["Running cats", "the cat"], vocab)
+    copy = pickle.loads(pickle.dumps(vocab))
+    again = RougeTokenizer(use_stemmer=True).encode_batch(["Running cats", "the cat", "new words"], copy)
+    assert again.ids[: len(first.ids)].tolist() == first.ids.tolist()
+    assert _rows_as_tokens(again, copy)[2] == ["new", "word"]
+
+
 def test_texts_may_be_any_sequence():
     vocab = Vocabulary()
     from_tuple = RougeTokenizer().encode_batch(("a b", "b c"), vocab)

@@ -19,6 +19,7 @@ from .porter import porter_stem
 
 class Tokenizer(Protocol):
     name: str
+    signature: str
 
     def tokenize(self, text: str) -> list[str]: ...
 
@@ -36,6 +37,12 @@ class _TokenizerBase:
     """Batch methods shared by every tokeniser: validate once, then tokenise text by text."""
 
     name = ""
+    use_stemmer = False
+
+    @property
+    def signature(self) -> str:
+        """What to record in a result's signature: the rule and the stemmer, e.g. ``rouge+porter``."""
+        return f"{self.name}+porter" if self.use_stemmer else self.name
 
     def tokenize(self, text: str) -> list[str]:
         raise NotImplementedError
