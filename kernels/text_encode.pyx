@@ -283,6 +283,8 @@ cdef inline bint emit_token(RawInterner interner, Chunk *chunk, int64_t n, bint 
             chunk.miss_lengths.used += 1
             memcpy(<uint8_t *>chunk.miss_bytes.data + chunk.miss_bytes.used, s, n)
             chunk.miss_bytes.used += n
+    if chunk.ids.used == chunk.ids.capacity and not buffer_reserve(&chunk.ids, 1):
+        return False
     (<int32_t *>chunk.ids.data)[chunk.ids.used] = raw
     chunk.ids.used += 1
     return True
@@ -401,9 +403,8 @@ cdef bint scan_chunk(RawInterner interner, Chunk *chunk, int *kinds, const void 
     cdef int64_t bytes_per_code_point = 1 if mode == MODE_ROUGE else 4
     for t in range(chunk.first_text, chunk.end_text):
         before = chunk.ids.used
-        # A text of n code points has at most n tokens of at most n code points each.
-        if not (buffer_reserve(&chunk.token, bytes_per_code_point * (lengths[t] + 1))
-                and buffer_reserve(&chunk.ids, lengths[t])):
+        # A token has at most as many code points as its text; ids grow as tokens come.
+        if not buffer_reserve(&chunk.token, bytes_per_code_point * (lengths[t] + 1)):
             return False
         if kinds[t] == 1:
             ok = scan_text(interner, chunk, <const uint8_t *>datas[t], lengths[t], mode, classes, may_insert)
