@@ -17,6 +17,15 @@ from qascore.text.tokenizers import unicode_char_class
 from test_text_corpus import all_texts, msmarco_pairs
 
 
+_OTHER_TOKENIZERS = [
+    WhitespaceTokenizer(),
+    CharTokenizer(),
+    UnicodeWordTokenizer(),
+    UnicodeWordTokenizer(use_stemmer=True),
+]
+_OTHER_IDS = ["whitespace", "char", "unicode", "unicode-stemmed"]
+
+
 def _reference_pack(tokenizer, texts):
     vocab = Vocabulary()
     return vocab.pack(tokenizer.tokenize_batch(texts)), vocab
@@ -138,10 +147,13 @@ def test_a_vocabulary_pickles_with_its_ids():
     assert _rows_as_tokens(again, copy)[2] == ["new", "word"]
 
 
-def test_texts_may_be_any_sequence():
+@pytest.mark.parametrize("tokenizer", [RougeTokenizer(), *_OTHER_TOKENIZERS], ids=["rouge", *_OTHER_IDS])
+def test_texts_may_be_any_iterable(tokenizer):
     vocab = Vocabulary()
-    from_tuple = RougeTokenizer().encode_batch(("a b", "b c"), vocab)
-    assert _rows_as_tokens(from_tuple, vocab) == [["a", "b"], ["b", "c"]]
+    from_tuple = tokenizer.encode_batch(("a b", "b c"), vocab)
+    from_generator = tokenizer.encode_batch((t for t in ["a b", "b c"]), vocab)
+    assert _rows_as_tokens(from_tuple, vocab) == _rows_as_tokens(from_generator, vocab)
+    assert _rows_as_tokens(from_tuple, vocab) == tokenizer.tokenize_batch(t for t in ["a b", "b c"])
 
 
 def test_bad_n_jobs_is_an_error():
@@ -166,13 +178,6 @@ def test_threads_sharing_one_vocabulary_agree():
     assert _rows_as_tokens(results[0], vocab) == RougeTokenizer().tokenize_batch(texts)
 
 
-_OTHER_TOKENIZERS = [
-    WhitespaceTokenizer(),
-    CharTokenizer(),
-    UnicodeWordTokenizer(),
-    UnicodeWordTokenizer(use_stemmer=True),
-]
-_OTHER_IDS = ["whitespace", "char", "unicode", "unicode-stemmed"]
 
 
 @pytest.mark.parametrize("tokenizer", _OTHER_TOKENIZERS, ids=_OTHER_IDS)

@@ -2,8 +2,9 @@
 
 Every tokeniser has ``name``, ``tokenize(text)`` (the readable reference), ``tokenize_batch(texts)``
 and ``encode_batch(texts, vocab, n_jobs=None) -> PackedTokens`` (token ids interned in ``vocab``).
-``encode_batch`` is always equal to ``vocab.pack(tokenize_batch(texts))``; the rouge tokeniser
-does it in compiled code, the others through ``Vocabulary.pack``.
+``encode_batch`` always gives what ``vocab.pack(tokenize_batch(texts))`` gives; the four built-in
+tokenisers do it in compiled code (``encode.py``), a tokeniser without a kernel mode through
+``Vocabulary.pack``.
 """
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ class _TokenizerBase:
         raise NotImplementedError
 
     def tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        texts = texts if isinstance(texts, (list, tuple)) else list(texts)  # a generator is read once
         check_texts(texts)
         return [self.tokenize(text) for text in texts]
 
