@@ -28,7 +28,7 @@ def to_dicts(result):
     ]
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=70, deadline=None)
 @given(st.lists(st.tuples(texts, texts), min_size=1, max_size=5), st.booleans())
 def test_batch_equals_rouge_score_on_generated_text(pairs, use_stemmer):
     targets = [t for t, _ in pairs]
@@ -41,7 +41,7 @@ def test_batch_equals_rouge_score_on_generated_text(pairs, use_stemmer):
     assert compat.score_batch(targets, predictions) == expected
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(texts, min_size=1, max_size=4), texts)
 def test_score_multi_equals_rouge_score(targets, prediction):
     expected = PEER[False].score_multi(targets, prediction)
