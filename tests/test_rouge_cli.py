@@ -117,3 +117,20 @@ def test_bad_type_is_an_error(tmp_path, capsys):
     p = write(tmp_path / "p.txt", "a\n")
     code, _, err = run_cli(capsys, "-p", p, "-r", p, "--types", "rouge1,rougeQ")
     assert code == 2 and "Invalid rouge type" in err
+
+
+def test_demo_part_scores_the_bundled_data_like_rouge_score():
+    import io
+
+    from qascore.demo import demo_data_dir
+
+    out = io.StringIO()
+    cli_rouge.run_demo(demo_data_dir(), out)
+    text = out.getvalue()
+    folder = demo_data_dir() / "rouge"
+    preds = [json.loads(line)["prediction"] for line in (folder / "predictions.jsonl").read_text().splitlines()]
+    refs = [json.loads(line)["reference"] for line in (folder / "references.jsonl").read_text().splitlines()]
+    peer = PeerScorer(["rougeL"], use_stemmer=True)
+    mean_f = sum(peer.score_multi(r, p)["rougeL"].fmeasure for p, r in zip(preds, refs)) / len(preds)
+    assert f"rougeL        " in text and f"{mean_f:10.5f}" in text
+    assert "multiref:max_pr|gamma:1.2" in text

@@ -188,3 +188,25 @@ def register(subparsers) -> None:
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
     p.set_defaults(func=run)
+
+
+def run_demo(data_dir, out) -> None:
+    """``qascore demo`` part: ROUGE of the bundled QA answers in both multi-reference conventions."""
+    folder = data_dir / "rouge"
+    with resources_path(folder / "predictions.jsonl") as pred_path, resources_path(folder / "references.jsonl") as ref_path:
+        predictions = read_texts(pred_path, "jsonl", "prediction", False, allow_lists=False)
+        references = read_texts(ref_path, "jsonl", "reference", False, allow_lists=True)
+    out.write(f"== ROUGE: {len(predictions)} answers, 1-2 references each (rouge-score exact, stemming) ==\n")
+    types = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+    best = rouge(predictions, references, types, use_stemmer=True)
+    write_table(best, per_example=True, out=out)
+    out.write("\ncoco/DuReader convention: max P and max R over references, F with gamma 1.2\n")
+    write_table(rouge(predictions, references, ("rougeL",), use_stemmer=True, multi_ref="max_pr", gamma=1.2),
+                per_example=False, out=out)
+
+
+def resources_path(traversable):
+    """A real file path for a packaged resource (zip-safe)."""
+    from importlib.resources import as_file
+
+    return as_file(traversable)
