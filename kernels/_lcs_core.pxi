@@ -148,7 +148,7 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
     cdef Py_ssize_t W, j, k, kb, nt = 0
     cdef int32_t d
     cdef int64_t total = 0
-    cdef uint64_t v0, v1, v2, v3
+    cdef uint64_t v0, v1, v2, v3, v4, v5, v6, v7
     cdef const uint64_t* row
     cdef unsigned char c
     W = build_match_rows(p, m, s)
@@ -172,6 +172,23 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
             nt += 1
     clear_match_rows(p, m, s)
     kb = 0
+    while kb + 8 <= W:
+        v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = ALL_ONES
+        for j in range(nt):
+            row = &s.pm[s.text_rows[j] + kb]
+            c = s.carries[j]
+            v0 = hyyro_step(v0, row[0], &c)
+            v1 = hyyro_step(v1, row[1], &c)
+            v2 = hyyro_step(v2, row[2], &c)
+            v3 = hyyro_step(v3, row[3], &c)
+            v4 = hyyro_step(v4, row[4], &c)
+            v5 = hyyro_step(v5, row[5], &c)
+            v6 = hyyro_step(v6, row[6], &c)
+            v7 = hyyro_step(v7, row[7], &c)
+            s.carries[j] = c
+        total += (popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
+                  + popcount64(~v4) + popcount64(~v5) + popcount64(~v6) + popcount64(~v7))
+        kb += 8
     while kb + 4 <= W:
         v0 = v1 = v2 = v3 = ALL_ONES
         for j in range(nt):
