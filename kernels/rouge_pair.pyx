@@ -105,20 +105,28 @@ def pair_counts(list target not None, list prediction not None, int max_order, b
         free(buf)
 
 
+cdef int32_t* renumbered_copy(const int32_t[::1] ids, Py_ssize_t* distinct) except NULL:
+    """A malloc'ed copy of ``ids`` renumbered densely (the caller frees it)."""
+    cdef Py_ssize_t n = ids.shape[0]
+    cdef int32_t* buf = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+    if buf == NULL:
+        raise MemoryError()
+    distinct[0] = renumber_dense(&ids[0] if n else NULL, n, buf)
+    if distinct[0] < 0:
+        free(buf)
+        raise MemoryError()
+    return buf
+
+
 def pair_counts_ids(const int32_t[::1] ids not None, const int64_t[::1] offsets not None,
                     int max_order, bint want_lcs):
     """Packed ids, target = row 0 and prediction = row 1: same result as :func:`pair_counts`."""
     if offsets.shape[0] != 3 or offsets[0] != 0 or offsets[2] != ids.shape[0] or not 0 <= offsets[1] <= offsets[2]:
         raise ValueError("expected exactly two packed rows: target, prediction")
-    cdef Py_ssize_t n = ids.shape[0], distinct
-    cdef int32_t* buf = <int32_t*>malloc((n + 1) * sizeof(int32_t))
-    if buf == NULL:
-        raise MemoryError()
+    cdef Py_ssize_t distinct
+    cdef int32_t* buf = renumbered_copy(ids, &distinct)
     try:
-        distinct = renumber_dense(&ids[0] if n else NULL, n, buf)
-        if distinct < 0:
-            raise MemoryError()
-        return counts_of_dense(buf, offsets[1], n - offsets[1], distinct, max_order, want_lcs)
+        return counts_of_dense(buf, offsets[1], ids.shape[0] - offsets[1], distinct, max_order, want_lcs)
     finally:
         free(buf)
 
@@ -165,19 +173,14 @@ def pair_union_hits(list target_sentences not None, list prediction_sentences no
 
 def pair_union_hits_ids(const int32_t[::1] ids not None, const int64_t[::1] offsets not None, Py_ssize_t n_target):
     """Packed sentences, the target's ``n_target`` first and then the prediction's."""
-    cdef Py_ssize_t n_sentences = offsets.shape[0] - 1, n = ids.shape[0], distinct, s
-    if n_sentences < 0 or offsets[0] != 0 or offsets[n_sentences] != n or not 0 <= n_target <= n_sentences:
+    cdef Py_ssize_t n_sentences = offsets.shape[0] - 1, distinct, s
+    if n_sentences < 0 or offsets[0] != 0 or offsets[n_sentences] != ids.shape[0] or not 0 <= n_target <= n_sentences:
         raise ValueError("offsets must run from 0 to len(ids) and n_target lie in [0, number of sentences]")
     for s in range(n_sentences):
         if offsets[s + 1] < offsets[s]:
             raise ValueError("offsets must be non-decreasing")
-    cdef int32_t* buf = <int32_t*>malloc((n + 1) * sizeof(int32_t))
-    if buf == NULL:
-        raise MemoryError()
+    cdef int32_t* buf = renumbered_copy(ids, &distinct)
     try:
-        distinct = renumber_dense(&ids[0] if n else NULL, n, buf)
-        if distinct < 0:
-            raise MemoryError()
         return union_hits_of_dense(buf, <int64_t*>&offsets[0], n_target, n_sentences, distinct)
     finally:
         free(buf)
