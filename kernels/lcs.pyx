@@ -86,8 +86,15 @@ def _check_packed(ids, offsets, rows, vocab_size, name):
         raise ValueError(f"{name}: row index out of range [0, {offsets.shape[0] - 1})")
 
 
-def _vocab_size(*id_arrays):
-    return max([int(np.max(a)) + 1 if a.shape[0] else 0 for a in id_arrays] + [1])
+def _dense_ids(a, b):
+    """(a, b, vocab_size) with ids dense enough for the per-thread tables indexed by id: sparse
+    ids (e.g. hashes) far above the number of tokens are renumbered together first."""
+    vocab = max([int(np.max(x)) + 1 if x.shape[0] else 0 for x in (a, b)] + [1])
+    if vocab <= 4 * (a.shape[0] + b.shape[0]) + 65536 or (a.shape[0] and np.min(a) < 0) or (b.shape[0] and np.min(b) < 0):
+        return a, b, vocab  # negative ids are left for _check_packed to report
+    uniq, dense = np.unique(np.concatenate([a, b]), return_inverse=True)
+    dense = dense.astype(np.int32).reshape(-1)
+    return dense[: a.shape[0]], dense[a.shape[0] :], max(len(uniq), 1)
 
 
 def _check_pair_count(a_rows, b_rows, a_name, b_name):
@@ -100,9 +107,11 @@ def lcs_lengths(const int32_t[::1] a_ids not None, const int64_t[::1] a_offsets 
                 const int32_t[::1] b_ids not None, const int64_t[::1] b_offsets not None,
                 const int64_t[::1] b_rows not None, int n_jobs=1):
     """LCS length of row ``a_rows[k]`` of packed A against row ``b_rows[k]`` of packed B, for
-    every k. Ids must be dense non-negative ints (as a Vocabulary produces); returns int64[K]."""
+    every k. Ids are non-negative int32 (a Vocabulary's dense ids are fastest; sparse ids such as
+    hashes are renumbered first); returns int64[K]."""
     _check_pair_count(a_rows, b_rows, "a_rows", "b_rows")
-    vocab = _vocab_size(np.asarray(a_ids), np.asarray(b_ids))
+    a_dense, b_dense, vocab = _dense_ids(np.asarray(a_ids), np.asarray(b_ids))
+    a_ids, b_ids = a_dense, b_dense
     _check_packed(np.asarray(a_ids), np.asarray(a_offsets), np.asarray(a_rows), vocab, "a")
     _check_packed(np.asarray(b_ids), np.asarray(b_offsets), np.asarray(b_rows), vocab, "b")
     cdef PairBatch batch
@@ -126,7 +135,8 @@ def union_lcs_hits_batch(const int32_t[::1] ref_ids not None, const int64_t[::1]
     ``ref_ids[ref_tok_offsets[s]:ref_tok_offsets[s + 1]]``; the same for candidates.
     Precision = hits / candidate tokens, recall = hits / reference tokens (rouge-score)."""
     _check_pair_count(ref_rows, cand_rows, "ref_rows", "cand_rows")
-    vocab = _vocab_size(np.asarray(ref_ids), np.asarray(cand_ids))
+    ref_dense, cand_dense, vocab = _dense_ids(np.asarray(ref_ids), np.asarray(cand_ids))
+    ref_ids, cand_ids = ref_dense, cand_dense
     _check_packed(np.asarray(ref_ids), np.asarray(ref_tok_offsets), np.empty(0, np.int64), vocab, "ref sentences")
     _check_packed(np.asarray(cand_ids), np.asarray(cand_tok_offsets), np.empty(0, np.int64), vocab, "cand sentences")
     _check_texts(np.asarray(ref_sent_offsets), np.asarray(ref_tok_offsets), np.asarray(ref_rows), "ref")

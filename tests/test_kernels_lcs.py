@@ -273,3 +273,16 @@ def test_concurrent_python_threads_agree():
         t.join()
     assert not errors
     assert all(np.array_equal(r, expected) for r in results)
+
+
+def test_sparse_large_ids_are_renumbered_not_tabled():
+    # ids near 2**31 (hashes) must not size per-thread tables by the largest id
+    rng = np.random.default_rng(4)
+    A = [rng.integers(2**31 - 50, 2**31 - 1, 80).tolist() for _ in range(3)]
+    B = [rng.integers(2**31 - 50, 2**31 - 1, 90).tolist() for _ in range(3)]
+    assert run_lcs(A, B).tolist() == [dp_lcs(a, b) for a, b in zip(A, B)]
+    texts_a = [[a[:30], a[30:]] for a in A]
+    texts_b = [[b] for b in B]
+    rows = np.arange(3, dtype=np.int64)
+    got = union_lcs_hits_batch(*pack_texts(texts_a), rows, *pack_texts(texts_b), rows)
+    assert got.tolist() == [summary_hits(a, b) for a, b in zip(texts_a, texts_b)]
