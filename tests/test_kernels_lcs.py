@@ -113,7 +113,7 @@ def test_lcs_matches_dp(pairs):
     assert run_lcs(A, B).tolist() == [dp_lcs(a, b) for a, b in pairs]
 
 
-@pytest.mark.parametrize("la,lb", [(63, 70), (64, 64), (65, 65), (64, 200), (128, 129), (200, 1200), (1100, 1050)])
+@pytest.mark.parametrize("la,lb", [(63, 70), (64, 64), (65, 65), (64, 200), (128, 129), (200, 1200), (1100, 1050), (950, 700)])
 def test_lcs_word_boundaries_and_long(la, lb):
     rng = np.random.default_rng(la * 7919 + lb)
     for alphabet in (2, 5, 50) if la * lb < 500_000 else (5,):
@@ -273,3 +273,16 @@ def test_concurrent_python_threads_agree():
         t.join()
     assert not errors
     assert all(np.array_equal(r, expected) for r in results)
+
+
+def test_sparse_large_ids_are_renumbered_not_tabled():
+    # ids near 2**31 (hashes) must not size per-thread tables by the largest id
+    rng = np.random.default_rng(4)
+    A = [rng.integers(2**31 - 50, 2**31 - 1, 80).tolist() for _ in range(3)]
+    B = [rng.integers(2**31 - 50, 2**31 - 1, 90).tolist() for _ in range(3)]
+    assert run_lcs(A, B).tolist() == [dp_lcs(a, b) for a, b in zip(A, B)]
+    texts_a = [[a[:30], a[30:]] for a in A]
+    texts_b = [[b] for b in B]
+    rows = np.arange(3, dtype=np.int64)
+    got = union_lcs_hits_batch(*pack_texts(texts_a), rows, *pack_texts(texts_b), rows)
+    assert got.tolist() == [summary_hits(a, b) for a, b in zip(texts_a, texts_b)]
