@@ -15,7 +15,7 @@ import numpy as np
 
 from .._parallel import resolve_n_jobs, threads_for
 from ..signature import make_signature
-from ..text.packing import Vocabulary
+from ..text import Vocabulary, WhitespaceTokenizer
 from .bleu import closest_reference_lengths, segment_lines
 
 _TINY = 1e-15
@@ -37,7 +37,7 @@ def coco_bleu(candidates, references, max_order: int = 4, n_jobs: int | None = N
     from .._kernels.ngram import clipped_ngram_matches, ngram_totals
 
     seg = segment_lines(candidates, references)
-    packed = Vocabulary().pack([line.split() for line in seg.lines])
+    packed = WhitespaceTokenizer().encode_batch(seg.lines, Vocabulary(), n_jobs)  # coco's str.split()
     lengths = packed.lengths()
     q = len(seg.hyp_rows)
     correct = clipped_ngram_matches(packed.ids, packed.offsets, seg.hyp_rows, packed.ids, packed.offsets,

@@ -21,7 +21,7 @@ import numpy as np
 from .._parallel import resolve_n_jobs, threads_for
 from ..errors import InputFormatError
 from ..signature import make_signature
-from ..text.packing import Vocabulary
+from ..text import CharTokenizer, Vocabulary, WhitespaceTokenizer
 from .bleu import closest_reference_lengths
 
 VARIANTS = ("mrc2018", "lic2019")
@@ -42,10 +42,10 @@ def normalize_answer(text: str, variant: str = "mrc2018", tokenize: str = "char"
     return text.translate(_LIC2019_PUNCT) if variant == "lic2019" else text
 
 
-def _pack(strings, tokenize):
-    if tokenize == "char":
-        return pack_code_points(strings)
-    packed = Vocabulary().pack([s.split() for s in strings])
+def _pack(strings, tokenize, n_jobs):
+    """One vocabulary for candidates, answers and entities, through the text layer's encoders."""
+    tokenizer = CharTokenizer() if tokenize == "char" else WhitespaceTokenizer()
+    packed = tokenizer.encode_batch(strings, Vocabulary(), n_jobs)
     return packed.ids, packed.offsets
 
 
@@ -56,17 +56,6 @@ def _entity_length_in(entity: str, candidate: str, tokenize: str) -> int:
     ent, cand = entity.split(), candidate.split()
     sep = "\x00"
     return len(ent) if f"{sep}{sep.join(ent)}{sep}" in f"{sep}{sep.join(cand)}{sep}" else 0
-
-
-def pack_code_points(strings) -> tuple[np.ndarray, np.ndarray]:
-    """Strings -> (dense int32 ids of their code points, int64 offsets); equal characters share ids."""
-    lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
-    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    joined = "".join(strings).encode("utf-32-le", "surrogatepass")
-    points = np.frombuffer(joined, dtype=np.uint32)
-    _, ids = np.unique(points, return_inverse=True)
-    return ids.astype(np.int32).reshape(-1), offsets
 
 
 @dataclass
@@ -208,7 +197,7 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
         for e in q.entities or ():
             entity_row.setdefault(e, len(strings) + len(entity_row))
     strings.extend(entity_row)
-    ids, offsets = _pack(strings, tokenize)
+    ids, offsets = _pack(strings, tokenize, n_jobs)
     lengths = np.diff(offsets)
     cand_rows = np.arange(q_count, dtype=np.int64)
     answer_rows = np.asarray(answer_rows, dtype=np.int64)
