@@ -62,9 +62,16 @@ cdef inline bint is_13a_symbol(Py_UCS4 c) noexcept nogil:
             or (0x28 <= c <= 0x2B) or (0x3A <= c <= 0x40) or c == 0x2F)
 
 
+cdef void swap(Buf* a, Buf* b) noexcept nogil:
+    cdef Buf t = a[0]
+    a[0] = b[0]
+    b[0] = t
+
+
 cdef int replace_pass(Buf* src, Buf* dst, const Py_UCS4* pat, Py_ssize_t plen,
                       const Py_UCS4* rep, Py_ssize_t rlen) noexcept nogil:
-    """``str.replace(pat, rep)`` from src into dst (rlen <= plen, so dst never outgrows src)."""
+    """``str.replace(pat, rep)`` from src into dst (rlen <= plen, so dst never outgrows src);
+    the result ends in ``src``."""
     if reserve(dst, src.n + 1) < 0:
         return -1
     cdef Py_ssize_t i = 0, o = 0, n = src.n, k
@@ -81,6 +88,7 @@ cdef int replace_pass(Buf* src, Buf* dst, const Py_UCS4* pat, Py_ssize_t plen,
             o += 1
             i += 1
     dst.n = o
+    swap(src, dst)
     return 0
 
 
@@ -90,12 +98,6 @@ cdef bint has_amp_char(Buf* a) noexcept nogil:
         if a.p[i] == 38:
             return True
     return False
-
-
-cdef void swap(Buf* a, Buf* b) noexcept nogil:
-    cdef Buf t = a[0]
-    a[0] = b[0]
-    b[0] = t
 
 
 cdef inline bint pair_rule_matches(int rule, Py_UCS4 c, Py_UCS4 d) noexcept nogil:
@@ -341,6 +343,18 @@ fill(CH_AMP, "&")
 fill(CH_LT, "<")
 fill(CH_GT, ">")
 
+# 13a's replacements in sacrebleu's order; the last four only run when the line has an '&'.
+cdef const Py_UCS4* ESC_PAT[7]
+cdef Py_ssize_t ESC_PLEN[7]
+cdef const Py_UCS4* ESC_REP[7]
+cdef Py_ssize_t ESC_RLEN[7]
+ESC_PLEN[:] = [9, 2, 1, 6, 5, 4, 4]
+ESC_RLEN[:] = [0, 0, 1, 1, 1, 1, 1]
+ESC_PAT[0] = SKIPPED; ESC_PAT[1] = DASH_NL; ESC_PAT[2] = NL; ESC_PAT[3] = QUOT
+ESC_PAT[4] = AMP; ESC_PAT[5] = LT; ESC_PAT[6] = GT
+ESC_REP[0] = NULL; ESC_REP[1] = NULL; ESC_REP[2] = SPACE; ESC_REP[3] = CH_QUOTE
+ESC_REP[4] = CH_AMP; ESC_REP[5] = CH_LT; ESC_REP[6] = CH_GT
+
 
 cdef struct Chunk:
     # One thread's share: lines [first, last), its own buffers, vocabulary and output ids.
@@ -373,6 +387,7 @@ cdef int tokenize_line(int kind, void* data, Py_ssize_t end, Buf* a, Buf* b, Int
     cdef Py_UCS4 c
     cdef uint64_t h
     cdef bint has_escape = False, has_point = False, has_dash = False
+    cdef int k
     # Fast path: copy with pad spaces and the symbol rule applied at once, noting triggers.
     if reserve(a, 3 * end + 3) < 0:
         return -1
@@ -405,28 +420,11 @@ cdef int tokenize_line(int kind, void* data, Py_ssize_t end, Buf* a, Buf* b, Int
         for i in range(end):
             a.p[i + 1] = PyUnicode_READ(kind, data, i)
         a.n = end + 1
-        if replace_pass(a, b, SKIPPED, 9, NULL, 0) < 0:
-            return -1
-        swap(a, b)
-        if replace_pass(a, b, DASH_NL, 2, NULL, 0) < 0:
-            return -1
-        swap(a, b)
-        if replace_pass(a, b, NL, 1, SPACE, 1) < 0:
-            return -1
-        swap(a, b)
-        if has_amp_char(a):
-            if replace_pass(a, b, QUOT, 6, CH_QUOTE, 1) < 0:
+        for k in range(7):
+            if k == 3 and not has_amp_char(a):  # sacrebleu only unescapes when '&' is present
+                break
+            if replace_pass(a, b, ESC_PAT[k], ESC_PLEN[k], ESC_REP[k], ESC_RLEN[k]) < 0:
                 return -1
-            swap(a, b)
-            if replace_pass(a, b, AMP, 5, CH_AMP, 1) < 0:
-                return -1
-            swap(a, b)
-            if replace_pass(a, b, LT, 4, CH_LT, 1) < 0:
-                return -1
-            swap(a, b)
-            if replace_pass(a, b, GT, 4, CH_GT, 1) < 0:
-                return -1
-            swap(a, b)
         if reserve(a, a.n + 1) < 0:
             return -1
         a.p[a.n] = 32
