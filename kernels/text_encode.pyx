@@ -454,7 +454,10 @@ def encode_raw(list texts, RawInterner interner, int n_jobs, int mode=MODE_ROUGE
     ``n_jobs`` threads share the work (one when 1), taking chunks as they finish the last, so one
     thread the OS delays holds up a small chunk rather than half the batch.
     """
-    cdef Py_ssize_t n_texts = len(texts)
+    # Our own references to the strings: their data is read without the GIL, while another thread
+    # could be changing the caller's list.
+    cdef tuple held = tuple(texts)
+    cdef Py_ssize_t n_texts = len(held)
     cdef Py_ssize_t t
     cdef int c, n_threads = <int>max(1, min(n_jobs, n_texts))
     cdef int n_chunks = 1 if n_threads == 1 else <int>min(CHUNKS_PER_THREAD * n_threads, n_texts)
@@ -482,7 +485,7 @@ def encode_raw(list texts, RawInterner interner, int n_jobs, int mode=MODE_ROUGE
         raise MemoryError("encode_raw")
     try:
         for t in range(n_texts):
-            text = texts[t]
+            text = held[t]
             qascore_unicode_ready(text)
             kinds[t] = qascore_unicode_kind(text)
             datas[t] = qascore_unicode_data(text)
