@@ -184,9 +184,12 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return np.where(denominator > 0, numerator / safe, 0.0)
 
 
-def _pair_scores(rouge_types, pred_rows, ref_rows, pred_tokens, ref_tokens, pred_sents, ref_sents,
+def _pair_scores(rouge_types, pred_rows, ref_rows, tokens: PackedTokens | None, sentences: _SentencePacked | None,
                  n_jobs) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """(precision, recall) of every type for prediction ``pred_rows[k]`` vs reference ``ref_rows[k]``."""
+    """(precision, recall) of every type for text ``pred_rows[k]`` (a prediction) vs text
+    ``ref_rows[k]`` (a reference), both rows of the same packed batch."""
+    pred_tokens = ref_tokens = tokens
+    pred_sents = ref_sents = sentences
     out = {}
     orders = [int(name[5:]) for name in rouge_types if _NGRAM_TYPE.fullmatch(name)]
     if orders or "rougeL" in rouge_types:
@@ -302,18 +305,19 @@ def rouge(
     tok = _resolve_tokenizer(tokenizer, use_stemmer)
     jobs = resolve_n_jobs(n_jobs)
 
+    # predictions and references are encoded in one call (one pass of the encoder's fixed costs);
+    # references are rows len(predictions) .. of the same packed arrays
     vocab = Vocabulary()
-    pred_tokens = ref_tokens = pred_sents = ref_sents = None
+    texts = predictions + flat_refs
+    tokens = sentences = None
     if any(t != "rougeLsum" for t in types):
-        pred_tokens = tok.encode_batch(predictions, vocab, n_jobs=jobs)
-        ref_tokens = tok.encode_batch(flat_refs, vocab, n_jobs=jobs)
+        tokens = tok.encode_batch(texts, vocab, n_jobs=jobs)
     if "rougeLsum" in types:
-        pred_sents = _encode_sentences(predictions, tok, vocab, split_summaries, jobs)
-        ref_sents = _encode_sentences(flat_refs, tok, vocab, split_summaries, jobs)
+        sentences = _encode_sentences(texts, tok, vocab, split_summaries, jobs)
 
-    ref_rows = np.arange(len(flat_refs), dtype=np.int64)
+    ref_rows = np.arange(len(predictions), len(texts), dtype=np.int64)
     pred_rows = np.repeat(np.arange(len(predictions), dtype=np.int64), np.diff(groups))
-    pairs = _pair_scores(types, pred_rows, ref_rows, pred_tokens, ref_tokens, pred_sents, ref_sents, jobs)
+    pairs = _pair_scores(types, pred_rows, ref_rows, tokens, sentences, jobs)
     scores = {name: _reduce_groups(*pairs[name], groups, multi_ref, gamma) for name in types}
     signature = rouge_signature(types, getattr(tok, "name", type(tok).__name__),
                                 getattr(tok, "use_stemmer", use_stemmer), multi_ref, gamma, split_summaries)
