@@ -484,7 +484,10 @@ def tokenize_13a_packed(list lines, const int64_t[::1] group_starts=None, int n_
     hypothesis with its own references only), and groups are shared out to ``n_jobs`` threads.
     Without it one vocabulary spans the batch and one thread works.
     """
-    cdef Py_ssize_t n_lines = len(lines), li, k, end, n_chunks, per, pos
+    # A tuple keeps every string alive while threads read its storage without the GIL, even if
+    # the caller's list changes meanwhile.
+    cdef tuple held = tuple(lines)
+    cdef Py_ssize_t n_lines = len(held), li, k, end, n_chunks, per, pos
     cdef str line
     cdef int kind
     cdef void* data
@@ -501,7 +504,7 @@ def tokenize_13a_packed(list lines, const int64_t[::1] group_starts=None, int n_
             raise MemoryError()
         # Under the GIL: each line's storage and its length without trailing whitespace (rstrip).
         for li in range(n_lines):
-            line = <str>lines[li]
+            line = <str?>held[li]  # checked: a non-string raises TypeError, never a crash
             kind = PyUnicode_KIND(line)
             data = PyUnicode_DATA(line)
             end = PyUnicode_GET_LENGTH(line)
