@@ -95,3 +95,18 @@ def test_compiled_13a_equals_python_13a_on_real_text(shared_data):
         for line in f:
             lines.extend(json.loads(line)["answers"])
     _same_token_structure(lines)
+
+
+def test_compiled_13a_rejects_non_strings_and_groups_keep_tokens():
+    import numpy as np
+
+    from qascore._kernels.bleu_tok13a import tokenize_13a_packed
+
+    with pytest.raises(TypeError, match="Expected str"):
+        tokenize_13a_packed(["a", 3])
+    lines = ["x y, z.", "y x", "z", "1,000.5-2"] * 300
+    whole = tokenize_13a_packed(lines)
+    grouped = tokenize_13a_packed(lines, np.arange(0, len(lines), 2, dtype=np.int64), 2)
+    assert whole[1].tolist() == grouped[1].tolist()  # same tokens per line; ids restart per group
+    with pytest.raises(ValueError, match="begin at line 0"):
+        tokenize_13a_packed(lines, np.array([1], dtype=np.int64))
