@@ -520,6 +520,8 @@ def tokenize_13a_packed(list lines, const int64_t[::1] group_starts=None, int n_
             if group_starts.shape[0] and group_starts[0] != 0:
                 raise ValueError("group_starts must begin at line 0")
             for k in range(group_starts.shape[0]):
+                if group_starts[k] < 0 or group_starts[k] > n_lines:
+                    raise ValueError(f"group_starts[{k}] = {group_starts[k]} is outside [0, {n_lines}]")
                 if group_starts[k] < n_lines:
                     starts_group[group_starts[k]] = 1
             n_chunks = max(1, min(n_jobs, group_starts.shape[0] // 256))
