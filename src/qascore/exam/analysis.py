@@ -1,0 +1,51 @@
+"""Text analysis for the EXAM solvers: sentence splitting and the lexical analyser (text -> terms).
+
+Terms are lowercased word runs (``\\w+``) with English stopwords removed, optionally stemmed. The
+analyser caches each distinct word's term, so a large collection costs one regex pass per text and
+one dictionary lookup per token.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+_WORD = re.compile(r"\w+")
+
+# A compact English stopword list (function words only), so answers' content words always count.
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below
+between both but by can could did do does doing down during each few for from further had has have
+having he her here hers herself him himself his how i if in into is it its itself just me more most
+my myself no nor not of off on once only or other our ours ourselves out over own same she should so
+some such than that the their theirs them themselves then there these they this those through to too
+under until up very was we were what when where which while who whom why will with would you your
+yours yourself yourselves
+""".split())
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split at ., ! or ? followed by space and a capital/digit, and at line breaks; drop empty pieces."""
+    return [s.strip() for s in _SENTENCE_BREAK.split(text) if s and s.strip()]
+
+
+class LexicalAnalyzer:
+    """lowercase -> ``\\w+`` words -> drop stopwords -> optional stem; with a per-word cache."""
+
+    def __init__(self, stem: Callable[[str], str] | None = None, stopwords=STOPWORDS):
+        self._stem = stem
+        self._stopwords = stopwords
+        self._cache: dict[str, str | None] = {}
+        self.name = "words-lower-nostop" + ("-stem" if stem else "")
+
+    def terms(self, text: str) -> list[str]:
+        cache = self._cache
+        out = []
+        for word in _WORD.findall(text.lower()):
+            term = cache.get(word, "")
+            if term == "":
+                term = None if word in self._stopwords else (self._stem(word) if self._stem else word)
+                cache[word] = term
+            if term is not None:
+                out.append(term)
+        return out
