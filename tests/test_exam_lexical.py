@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from qascore.exam.analysis import LexicalAnalyzer, split_sentences
 from qascore.exam.model import ExamQuestion
 from qascore.exam.solvers.lexical import LexicalSolver
+from qascore.text import porter_stem
 
-ANALYZER = LexicalAnalyzer()
+ANALYZER = LexicalAnalyzer(stem=porter_stem)
 
 
 def reference_solve(articles, questions, margin):
@@ -53,7 +54,7 @@ def reference_solve(articles, questions, margin):
     return out
 
 
-WORDS = ["cell", "plant", "energy", "sun", "water", "light", "carbon", "oxygen", "the", "of", "Évian", "日本"]
+WORDS = ["cell", "cells", "plant", "planting", "energy", "sun", "water", "light", "carbon", "oxygen", "the", "of", "Évian", "日本"]
 text = st.lists(st.sampled_from(WORDS), min_size=0, max_size=8).map(" ".join)
 sentence = text.map(lambda s: (s[:1].upper() + s[1:] + ".") if s else "")
 paragraph = st.lists(sentence, min_size=0, max_size=4).map(" ".join)

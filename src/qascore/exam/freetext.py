@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..text import porter_stem
 from .analysis import STOPWORDS
 
 _WORD = re.compile(r"\w+")
@@ -20,16 +21,11 @@ FUZZY_THRESHOLD = 80.0
 FUZZY_MIN_CHARS = 4
 
 
-@lru_cache(maxsize=1)
-def _porter():
-    from nltk.stem.porter import PorterStemmer  # replaced by the text layer's stemmer on merge
-
-    return PorterStemmer().stem
+_stem = lru_cache(maxsize=65536)(porter_stem)
 
 
 def normalize_answer(text: str) -> str:
-    stem = _porter()
-    return " ".join(stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+    return " ".join(_stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
 
 
 def indel_ratio(a: str, b: str) -> float:

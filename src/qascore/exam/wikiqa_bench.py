@@ -2,7 +2,8 @@
 
 Each Wikipedia document of WikiQA dev/test is a query. Its questions with answer phrases
 (``WikiQASent.pos.ans.tsv``) become multiple-choice exam questions: the shortest annotator phrase is
-the key, distractors are other questions' phrases. Systems are articles with a known share (0..100%)
+the key; about half the distractors are spans of the document's own non-answer sentences (on topic,
+and present in every system's article), the rest are other questions' phrases. Systems are articles with a known share (0..100%)
 of the document's answer-bearing sentences; each left-out answer-bearing sentence is replaced by an
 off-topic filler sentence (a non-answer sentence of another document) so all systems' articles have
 the document's length. Inclusion is nested: every answer sentence draws one uniform number shared by
@@ -59,7 +60,9 @@ def system_name(share: float) -> str:
     return f"share-{round(share * 100):03d}"
 
 
-def build_wikiqa_benchmark(wikiqa_dir, *, shares=DEFAULT_SHARES, n_choices: int = 4, seed: int = 0) -> WikiQABenchmark:
+def build_wikiqa_benchmark(wikiqa_dir, *, shares=DEFAULT_SHARES, n_choices: int = 4, seed: int = 0,
+                           max_queries: int | None = None) -> WikiQABenchmark:
+    """Build the benchmark; ``max_queries`` keeps only the first documents (by id) for a quick check."""
     wikiqa_dir = Path(wikiqa_dir)
     if not 2 <= n_choices <= len(LABELS):
         raise ValueError(f"n_choices must be in 2..{len(LABELS)}, got {n_choices}")
@@ -82,19 +85,45 @@ def build_wikiqa_benchmark(wikiqa_dir, *, shares=DEFAULT_SHARES, n_choices: int 
     pool = sorted({q["key_text"] for q in questions.values()})
     pool_terms = [frozenset(analyzer.terms(p)) for p in pool]
 
+    if max_queries is not None:
+        keep = sorted({q["doc"] for q in questions.values()}, key=lambda d: int(d[1:]))[:max_queries]
+        keep = set(keep)
+        questions = {k: v for k, v in questions.items() if v["doc"] in keep}
+
+    answer_sids: dict[str, set[str]] = {}
+    for q in questions.values():
+        answer_sids.setdefault(q["doc"], set()).update(q["sentences"])
+
     rng = np.random.default_rng(seed)
     bank_items = []
     for qid in sorted(questions, key=lambda k: int(k[1:])):
         q = questions[qid]
         key_terms = frozenset(analyzer.terms(q["key_text"]))
         chosen: list[str] = []
+        chosen_terms: list[frozenset] = []
+
+        def take(text: str, terms: frozenset) -> None:
+            # distractors share no term with the key or each other's term sets, so exactly one is right
+            if terms and not terms & key_terms and terms not in chosen_terms and len(chosen) < n_choices - 1:
+                chosen.append(text)
+                chosen_terms.append(terms)
+
+        # On-topic distractors first: a span as long as the key from the document's other sentences,
+        # present in every system's article, so only the answer-bearing sentence settles the question.
+        n_words = len(q["key_text"].split())
+        others = [text for sid, text in docs[q["doc"]] if sid not in answer_sids[q["doc"]]]
+        for i in rng.permutation(len(others)):
+            words = others[i].split()
+            if len(words) >= n_words:
+                start = int(rng.integers(len(words) - n_words + 1))
+                span = " ".join(words[start:start + n_words]).strip(" ,.;:()\"'")
+                take(span, frozenset(analyzer.terms(span)))
+            if len(chosen) >= (n_choices - 1) // 2 + (n_choices - 1) % 2:
+                break
         for i in rng.permutation(len(pool)):
-            # distractors share no term with the key, so exactly one choice is right
-            if pool_terms[i] & key_terms or any(pool_terms[i] == frozenset(analyzer.terms(c)) for c in chosen):
-                continue
-            chosen.append(pool[i])
             if len(chosen) == n_choices - 1:
                 break
+            take(pool[i], pool_terms[i])
         texts = chosen[:]
         key_pos = int(rng.integers(n_choices))
         texts.insert(key_pos, q["key_text"])
@@ -102,9 +131,6 @@ def build_wikiqa_benchmark(wikiqa_dir, *, shares=DEFAULT_SHARES, n_choices: int 
         bank_items.append(ExamQuestion(q["doc"], qid, q["text"], choices, LABELS[key_pos]))
     bank = QuestionBank(bank_items)
 
-    answer_sids: dict[str, set[str]] = {}
-    for q in questions.values():
-        answer_sids.setdefault(q["doc"], set()).update(q["sentences"])
     doc_ids = sorted(bank.query_ids, key=lambda d: int(d[1:]))
     filler_pool = [(d, s) for d in sorted(docs, key=lambda d: int(d[1:]))
                    for sid, s in docs[d] if sid not in answer_sids.get(d, ())]

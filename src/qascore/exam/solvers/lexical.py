@@ -14,7 +14,7 @@ import numpy as np
 
 from ..._kernels import exam_lexical as _kernel
 from ..._parallel import resolve_n_jobs
-from ...text import Vocabulary
+from ...text import Vocabulary, porter_stem
 from ..analysis import LexicalAnalyzer
 from ..model import ExamQuestion
 from .base import SentenceCorpus, Solver, SolverAnswer
@@ -48,18 +48,19 @@ class LexicalSolver(Solver):
     terms to support it. Answers the best choice when it beats the runner-up by more than ``margin``.
 
     idf is computed over the distinct paragraphs of the batch (all systems' articles pooled) unless
-    ``idf_corpus`` (a list of texts) fixes it. Free-text questions get the sentence that best matches
+    ``idf_corpus`` (a list of texts) fixes it. Terms are lowercased words without stopwords, Porter
+    stemmed unless ``stem=False``. Free-text questions get the sentence that best matches
     the question as their answer.
     """
 
     name = "lexical"
 
-    def __init__(self, margin: float = 0.0, *, stem=None, idf_corpus: Sequence[str] | None = None,
+    def __init__(self, margin: float = 0.0, *, stem: bool = True, idf_corpus: Sequence[str] | None = None,
                  n_jobs: int | None = None):
         if margin < 0:
             raise ValueError(f"margin must be >= 0, got {margin}")
         self.margin = float(margin)
-        self.analyzer = LexicalAnalyzer(stem=stem)
+        self.analyzer = LexicalAnalyzer(stem=porter_stem if stem else None)
         self.idf_corpus = list(idf_corpus) if idf_corpus is not None else None
         self.n_jobs = n_jobs
 
