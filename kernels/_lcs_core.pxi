@@ -1,0 +1,263 @@
+# Shared C-level core of the LCS kernels, included by lcs.pyx and rouge_pair.pyx (Cython has no
+# cross-extension inlining without a package-level .pxd; an include keeps one source of truth).
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport calloc, free, realloc
+from libc.string cimport memset
+
+cdef extern from *:
+    int popcount64 "__builtin_popcountll"(unsigned long long) nogil
+
+cdef uint64_t ALL_ONES = ~(<uint64_t>0)
+
+
+# ---------------------------------------------------------------- per-thread scratch
+ctypedef struct Scratch:
+    uint64_t* mask      # [vocab] single-word match vector of each token (all zero between pairs)
+    int32_t* slot       # [vocab] 1 + dense index of a token in the pattern, 0 when absent
+    int32_t* count      # [vocab] token counts (rougeLsum clipping); all zero between pairs
+    uint64_t* pm        # multi-word match rows, one row of W words per distinct pattern token
+    Py_ssize_t pm_cap
+    uint64_t* v         # bit-vector rows (W words, or (n + 1) * W for backtracking)
+    Py_ssize_t v_cap
+    unsigned char* mark # union flags over the positions of one reference sentence
+    Py_ssize_t mark_cap
+
+
+cdef Scratch* scratch_new(Py_ssize_t vocab_size) noexcept nogil:
+    cdef Scratch* s = <Scratch*>calloc(1, sizeof(Scratch))
+    if s == NULL:
+        return NULL
+    s.mask = <uint64_t*>calloc(vocab_size + 1, sizeof(uint64_t))
+    s.slot = <int32_t*>calloc(vocab_size + 1, sizeof(int32_t))
+    s.count = <int32_t*>calloc(vocab_size + 1, sizeof(int32_t))
+    if s.mask == NULL or s.slot == NULL or s.count == NULL:
+        scratch_free(s)
+        return NULL
+    return s
+
+
+cdef void scratch_free(Scratch* s) noexcept nogil:
+    if s == NULL:
+        return
+    free(s.mask)
+    free(s.slot)
+    free(s.count)
+    free(s.pm)
+    free(s.v)
+    free(s.mark)
+    free(s)
+
+
+cdef int grow_words(uint64_t** buf, Py_ssize_t* cap, Py_ssize_t need) noexcept nogil:
+    """Make ``*buf`` hold at least ``need`` words; 0 on success, -1 when out of memory."""
+    cdef uint64_t* p
+    if need <= cap[0]:
+        return 0
+    p = <uint64_t*>realloc(buf[0], need * sizeof(uint64_t))
+    if p == NULL:
+        return -1
+    buf[0] = p
+    cap[0] = need
+    return 0
+
+
+cdef inline int64_t ones_below(const uint64_t* x, Py_ssize_t nbits) noexcept nogil:
+    """Number of set bits among positions 0 .. nbits - 1 of the multi-word vector ``x``."""
+    cdef Py_ssize_t k
+    cdef int64_t total = 0
+    for k in range(nbits >> 6):
+        total += popcount64(x[k])
+    if nbits & 63:
+        total += popcount64(x[nbits >> 6] & (((<uint64_t>1) << (nbits & 63)) - 1))
+    return total
+
+
+# ---------------------------------------------------------------- LCS length
+cdef inline int64_t lcs_single_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py_ssize_t n,
+                                    uint64_t* mask) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef uint64_t v = ALL_ONES, u
+    for i in range(m):
+        mask[p[i]] |= (<uint64_t>1) << i
+    for j in range(n):
+        u = v & mask[t[j]]
+        v = (v + u) | (v - u)
+    for i in range(m):
+        mask[p[i]] = 0
+    if m < 64:
+        return popcount64(~v & (((<uint64_t>1) << m) - 1))
+    return popcount64(~v)
+
+
+cdef Py_ssize_t build_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noexcept nogil:
+    """Fill ``s.slot`` and ``s.pm`` for pattern ``p``; returns W, or -1 when out of memory."""
+    cdef Py_ssize_t W = (m + 63) >> 6, i, distinct = 0
+    cdef int32_t d
+    for i in range(m):
+        if s.slot[p[i]] == 0:
+            distinct += 1
+            s.slot[p[i]] = <int32_t>distinct
+    if grow_words(&s.pm, &s.pm_cap, distinct * W) != 0:
+        for i in range(m):
+            s.slot[p[i]] = 0
+        return -1
+    memset(s.pm, 0, distinct * W * sizeof(uint64_t))
+    for i in range(m):
+        d = s.slot[p[i]] - 1
+        s.pm[d * W + (i >> 6)] |= (<uint64_t>1) << (i & 63)
+    return W
+
+
+cdef inline void clear_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(m):
+        s.slot[p[i]] = 0
+
+
+cdef inline void advance_row(uint64_t* v_out, const uint64_t* v_in, const uint64_t* row,
+                             Py_ssize_t W) noexcept nogil:
+    """One text token: V' = (V + U) | (V - U), U = V & row, carry threaded from word 0 upward."""
+    cdef Py_ssize_t k
+    cdef uint64_t x, u, sm, carry = 0, c1, c2
+    for k in range(W):
+        x = v_in[k]
+        u = x & row[k]
+        sm = x + u
+        c1 = sm < x
+        sm = sm + carry
+        c2 = sm < carry
+        carry = c1 | c2
+        v_out[k] = sm | (x - u)
+
+
+cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py_ssize_t n,
+                            Scratch* s) noexcept nogil:
+    cdef Py_ssize_t W, j, k
+    cdef int32_t d
+    cdef int64_t total
+    W = build_match_rows(p, m, s)
+    if W < 0 or grow_words(&s.v, &s.v_cap, W) != 0:
+        clear_match_rows(p, m, s)
+        return -1
+    for k in range(W):
+        s.v[k] = ALL_ONES
+    for j in range(n):
+        d = s.slot[t[j]]
+        if d == 0:  # token absent from the pattern: the row update is the identity
+            continue
+        advance_row(s.v, s.v, &s.pm[(d - 1) * W], W)
+    clear_match_rows(p, m, s)
+    # bits at positions >= m start as ones and stay ones, so ~V has no garbage there
+    total = 0
+    for k in range(W):
+        total += popcount64(~s.v[k])
+    return total
+
+
+cdef int64_t lcs_length(const int32_t* a, Py_ssize_t la, const int32_t* b, Py_ssize_t lb,
+                        Scratch* s) noexcept nogil:
+    """LCS length of two id sequences; the shorter one is the bit pattern. -1: out of memory."""
+    if la > lb:
+        a, b = b, a
+        la, lb = lb, la
+    if la == 0:
+        return 0
+    if la <= 64:
+        return lcs_single_word(a, la, b, lb, s.mask)
+    return lcs_multi_word(a, la, b, lb, s)
+
+
+# ---------------------------------------------------------------- rougeLsum union LCS
+cdef int mark_backtracked_lcs(const int32_t* r, Py_ssize_t m, Py_ssize_t W,
+                              const int32_t* c, Py_ssize_t n, Scratch* s) noexcept nogil:
+    """Mark in ``s.mark`` the positions of ``r`` on rouge-score's backtracked LCS of (r, c).
+
+    The match rows of ``r`` must be built. rouge-score's DP cell t[i][j] (i over r, j over c)
+    is the number of ones below bit i of ~V_j, V_j being the bit-vector after c[0..j).
+    """
+    cdef Py_ssize_t i, j, k
+    cdef int32_t d
+    cdef uint64_t* rows
+    cdef uint64_t* inv
+    cdef int64_t left, up
+    if grow_words(&s.v, &s.v_cap, (n + 1) * W * 2) != 0:
+        return -1
+    rows = s.v
+    for k in range(W):
+        rows[k] = ALL_ONES
+    for j in range(n):
+        d = s.slot[c[j]]
+        if d == 0:
+            for k in range(W):
+                rows[(j + 1) * W + k] = rows[j * W + k]
+        else:
+            advance_row(&rows[(j + 1) * W], &rows[j * W], &s.pm[(d - 1) * W], W)
+    # keep the complements (~V_j) so that DP cells are plain prefix popcounts
+    inv = &s.v[(n + 1) * W]
+    for k in range((n + 1) * W):
+        inv[k] = ~rows[k]
+    i = m
+    j = n
+    while i > 0 and j > 0:
+        if r[i - 1] == c[j - 1]:
+            s.mark[i - 1] = 1
+            i -= 1
+            j -= 1
+        else:
+            left = ones_below(&inv[(j - 1) * W], i)   # t[i][j - 1]
+            up = ones_below(&inv[j * W], i - 1)       # t[i - 1][j]
+            if left > up:
+                j -= 1
+            else:
+                i -= 1
+    return 0
+
+
+cdef int64_t union_lcs_hits(const int32_t* r_ids, const int64_t* r_tok_off, int64_t r_s0, int64_t r_s1,
+                            const int32_t* c_ids, const int64_t* c_tok_off, int64_t c_s0, int64_t c_s1,
+                            Scratch* s) noexcept nogil:
+    """rouge-score ``_summary_level_lcs`` hit count of reference sentences [r_s0, r_s1) against
+    candidate sentences [c_s0, c_s1). Each union token counts while the candidate still has an
+    unused occurrence of it (the reference side can never run out: union positions are distinct).
+    -1: out of memory."""
+    cdef int64_t hits = 0, rs, cs, pos
+    cdef const int32_t* r
+    cdef Py_ssize_t m, W, i
+    cdef int failed = 0
+    for pos in range(c_tok_off[c_s0], c_tok_off[c_s1]):
+        s.count[c_ids[pos]] += 1
+    for rs in range(r_s0, r_s1):
+        r = &r_ids[r_tok_off[rs]]
+        m = r_tok_off[rs + 1] - r_tok_off[rs]
+        if m == 0:
+            continue
+        if m > s.mark_cap:
+            free(s.mark)
+            s.mark = <unsigned char*>calloc(m, 1)
+            s.mark_cap = m if s.mark != NULL else 0
+            if s.mark == NULL:
+                failed = 1
+                break
+        memset(s.mark, 0, m)
+        W = build_match_rows(r, m, s)
+        if W < 0:
+            failed = 1
+            break
+        for cs in range(c_s0, c_s1):
+            if c_tok_off[cs + 1] == c_tok_off[cs]:
+                continue
+            if mark_backtracked_lcs(r, m, W, &c_ids[c_tok_off[cs]], c_tok_off[cs + 1] - c_tok_off[cs], s) != 0:
+                failed = 1
+                break
+        clear_match_rows(r, m, s)
+        if failed:
+            break
+        for i in range(m):
+            if s.mark[i] and s.count[r[i]] > 0:
+                hits += 1
+                s.count[r[i]] -= 1
+    for pos in range(c_tok_off[c_s0], c_tok_off[c_s1]):
+        s.count[c_ids[pos]] = 0
+    return -1 if failed else hits
+
+

@@ -1,0 +1,128 @@
+"""Drop-in replacement for ``rouge_score.rouge_scorer.RougeScorer`` (rouge-score 0.1.2).
+
+``from qascore.compat.rouge_score import RougeScorer`` gives the same call shapes and the same
+floats, bit for bit: ``score(target, prediction)``, ``score_multi(targets, prediction)`` and,
+beyond rouge-score, ``score_batch(targets, predictions, n_jobs=None)`` on all cores. Results are
+dicts of :class:`Score` namedtuples, which compare equal to rouge-score's own ``Score``.
+
+Differences: an invalid ROUGE type raises ``ValueError`` at construction (rouge-score raises on
+the first ``score``), and a non-string text raises ``TypeError`` naming it.
+"""
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from .._kernels.rouge_pair import pair_counts, pair_union_hits
+from ..lexical.rouge import _NGRAM_TYPE, parse_rouge_types, rouge, split_sentences
+from ..text import RougeTokenizer
+
+__all__ = ["RougeScorer", "Score"]
+
+Score = collections.namedtuple("Score", ["precision", "recall", "fmeasure"])
+
+_ZERO = Score(precision=0, recall=0, fmeasure=0)
+
+
+def _fmeasure(precision: float, recall: float) -> float:
+    """rouge-score's ``scoring.fmeasure``, the same Python float operations."""
+    if precision + recall > 0:
+        return 2 * precision * recall / (precision + recall)
+    return 0.0
+
+
+def _score_of(hits: int, n_prediction: int, n_target: int) -> Score:
+    precision = hits / n_prediction
+    recall = hits / n_target
+    return Score(precision=precision, recall=recall, fmeasure=_fmeasure(precision, recall))
+
+
+class RougeScorer:
+    """rouge-score's ``RougeScorer(rouge_types, use_stemmer=False, split_summaries=False, tokenizer=None)``.
+
+    ``tokenizer`` is any object with ``tokenize(text) -> list[str]`` (as in rouge-score); the
+    default is rouge-score's tokeniser (:class:`qascore.text.RougeTokenizer`).
+    """
+
+    def __init__(self, rouge_types, use_stemmer=False, split_summaries=False, tokenizer=None):
+        self.rouge_types = rouge_types
+        types = parse_rouge_types(rouge_types)
+        self._tokenizer = tokenizer if tokenizer else RougeTokenizer(use_stemmer)
+        self._use_stemmer = bool(use_stemmer) and not tokenizer
+        self._split_summaries = split_summaries
+        self._orders = {name: int(name[5:]) for name in types if _NGRAM_TYPE.fullmatch(name)}
+        self._max_order = max(self._orders.values(), default=0)
+        self._want_lcs = "rougeL" in types
+        self._whole_text = self._max_order > 0 or self._want_lcs
+
+    # ------------------------------------------------------------ one pair
+    def score(self, target, prediction):
+        """Scores of ``prediction`` against ``target`` (target first, as in rouge-score)."""
+        if not isinstance(target, str):
+            raise TypeError(f"target must be str, got {type(target).__name__}")
+        if not isinstance(prediction, str):
+            raise TypeError(f"prediction must be str, got {type(prediction).__name__}")
+        result = {}
+        if self._whole_text:
+            target_tokens = self._tokenizer.tokenize(target)
+            prediction_tokens = self._tokenizer.tokenize(prediction)
+            matches, lcs = pair_counts(target_tokens, prediction_tokens, self._max_order, self._want_lcs)
+            lt, lp = len(target_tokens), len(prediction_tokens)
+        for name in self.rouge_types:
+            if name == "rougeL":
+                result[name] = _score_of(lcs, lp, lt) if lt and lp else _ZERO
+            elif name == "rougeLsum":
+                result[name] = self._score_lsum(target, prediction)
+            else:
+                n = self._orders[name]
+                result[name] = _score_of(matches[n - 1], max(lp - n + 1, 1), max(lt - n + 1, 1))
+        return result
+
+    def _score_lsum(self, target: str, prediction: str) -> Score:
+        tokenize = self._tokenizer.tokenize
+        target_sents = [tokenize(s) for s in split_sentences(target, self._split_summaries)]
+        prediction_sents = [tokenize(s) for s in split_sentences(prediction, self._split_summaries)]
+        m = sum(map(len, target_sents))
+        n = sum(map(len, prediction_sents))
+        if not m or not n:
+            return _ZERO
+        return _score_of(pair_union_hits(target_sents, prediction_sents), n, m)
+
+    def score_multi(self, targets, prediction):
+        """For each type, the target with the largest F (first on ties) and its whole Score."""
+        if isinstance(targets, str):
+            raise TypeError("targets must be a list of strings, not a single str")
+        score_dicts = [self.score(t, prediction) for t in targets]
+        if not score_dicts:
+            raise ValueError("score_multi needs at least one target")
+        best = {}
+        for name in self.rouge_types:
+            index = int(np.argmax([s[name].fmeasure for s in score_dicts]))
+            best[name] = score_dicts[index][name]
+        return best
+
+    # ------------------------------------------------------------ many pairs
+    def score_batch(self, targets, predictions, n_jobs=None):
+        """``[self.score(t, p) for t, p in zip(targets, predictions)]``, computed in one batch on
+        ``n_jobs`` threads (default: all cores). Lengths must match."""
+        if isinstance(targets, str) or isinstance(predictions, str):
+            raise TypeError("targets and predictions must be lists of strings, not a single str")
+        targets, predictions = list(targets), list(predictions)
+        if len(targets) != len(predictions):
+            raise ValueError(f"targets has {len(targets)} items but predictions has {len(predictions)}")
+        for what, texts in (("targets", targets), ("predictions", predictions)):
+            for i, text in enumerate(texts):
+                if not isinstance(text, str):
+                    raise TypeError(f"{what}[{i}] must be str, got {type(text).__name__}")
+        result = rouge(predictions, targets, tuple(self.rouge_types), tokenizer=self._tokenizer,
+                       split_summaries=self._split_summaries, n_jobs=n_jobs)
+        columns = {
+            name: zip(arr.precision.tolist(), arr.recall.tolist(), arr.fmeasure.tolist())
+            for name, arr in result.items()
+        }
+        rows = [dict() for _ in range(len(predictions))]
+        for name, triples in columns.items():
+            for row, (p, r, f) in zip(rows, triples):
+                row[name] = Score(p, r, f)
+        return rows

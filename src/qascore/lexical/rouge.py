@@ -1,0 +1,320 @@
+"""ROUGE-N (1..9), ROUGE-L and ROUGE-Lsum over batches, bit-identical to rouge-score 0.1.2.
+
+Texts are tokenised once per batch into packed ids (:mod:`qascore.text`), the compiled kernels
+count n-gram overlaps, LCS lengths and rougeLsum union hits, and precision / recall / F are
+formed here with exactly rouge-score's floating-point operations.
+
+Several references per prediction are reduced in one of two conventions:
+
+* ``"best_f"`` (rouge-score ``score_multi``): for each ROUGE type, the reference with the
+  largest F (the first one on ties) and that reference's whole (P, R, F) triple;
+* ``"max_pr"`` (coco-caption / DuReader ROUGE-L): the maximum precision and the maximum recall
+  over the references, taken independently, then F-gamma of the two.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .._kernels.lcs import lcs_lengths, union_lcs_hits_batch
+from .._kernels.ngram import clipped_ngram_matches
+from .._parallel import resolve_n_jobs
+from ..errors import check_same_length
+from ..signature import make_signature
+from ..text import PackedTokens, Vocabulary, get_tokenizer
+from ..text.tokenizers import check_texts
+
+MAX_NGRAM_ORDER = 9
+MULTI_REF_MODES = ("best_f", "max_pr")
+_NGRAM_TYPE = re.compile(r"rouge([1-9])")
+
+
+def parse_rouge_types(rouge_types) -> tuple[str, ...]:
+    """Validate ROUGE type names (``rouge1`` .. ``rouge9``, ``rougeL``, ``rougeLsum``)."""
+    if isinstance(rouge_types, str):
+        rouge_types = [rouge_types]
+    types = tuple(rouge_types)
+    if not types:
+        raise ValueError("rouge_types is empty")
+    for name in types:
+        if not isinstance(name, str) or not (name in ("rougeL", "rougeLsum") or _NGRAM_TYPE.fullmatch(name)):
+            raise ValueError(f"Invalid rouge type: {name!r} (expected rouge1..rouge9, rougeL or rougeLsum)")
+    if len(set(types)) != len(types):
+        raise ValueError(f"duplicate rouge types in {types}")
+    return types
+
+
+def fmeasure(precision: np.ndarray, recall: np.ndarray, gamma: float = 1.0) -> np.ndarray:
+    """``(1 + gamma^2) P R / (R + gamma^2 P)``, 0 where P or R is 0.
+
+    With gamma = 1 this is rouge-score's ``2 P R / (P + R)`` to the last bit: (1 + 1) = 2 and
+    1 * P = P exactly, and addition commutes in IEEE arithmetic.
+    """
+    g2 = float(gamma) ** 2
+    positive = (precision > 0) & (recall > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = (1 + g2) * precision * recall / (recall + g2 * precision)
+    return np.where(positive, f, 0.0)
+
+
+@dataclass(frozen=True)
+class RougeArrays:
+    """Precision, recall and F of one ROUGE type, one float64 entry per prediction."""
+
+    precision: np.ndarray
+    recall: np.ndarray
+    fmeasure: np.ndarray
+
+    def mean(self) -> dict[str, float]:
+        """Plain mean over the batch (0.0 for an empty batch)."""
+        if len(self.precision) == 0:
+            return {"precision": 0.0, "recall": 0.0, "fmeasure": 0.0}
+        return {name: float(np.mean(getattr(self, name))) for name in ("precision", "recall", "fmeasure")}
+
+
+@dataclass(frozen=True)
+class RougeResult(Mapping):
+    """Scores of a batch by ROUGE type, with the signature of the settings that produced them."""
+
+    scores: dict[str, RougeArrays]
+    signature: str
+    n_predictions: int = field(default=0)
+
+    def __getitem__(self, rouge_type: str) -> RougeArrays:
+        return self.scores[rouge_type]
+
+    def __iter__(self):
+        return iter(self.scores)
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def mean(self) -> dict[str, dict[str, float]]:
+        """Mean precision, recall and F of every type over the batch."""
+        return {name: arrays.mean() for name, arrays in self.scores.items()}
+
+
+def rouge_signature(rouge_types, tokenizer_name, use_stemmer, multi_ref, gamma, split_summaries) -> str:
+    settings = dict(types=",".join(rouge_types), tok=tokenizer_name, stem=bool(use_stemmer), multiref=multi_ref)
+    if multi_ref == "max_pr" or gamma != 1.0:
+        settings["gamma"] = f"{float(gamma):g}"
+    if "rougeLsum" in rouge_types:
+        settings["sents"] = "nltk" if split_summaries else "newline"
+    return make_signature("rouge", **settings)
+
+
+# ---------------------------------------------------------------- input shaping
+def _flatten_references(references, n_predictions: int) -> tuple[list[str], np.ndarray]:
+    """References as one flat list plus group offsets: prediction i owns refs[g[i]:g[i+1]]."""
+    if isinstance(references, str):
+        raise TypeError("references must be a sequence (one string or list of strings per prediction), not a str")
+    references = list(references)
+    check_same_length(references, range(n_predictions), "references", "predictions")
+    flat: list[str] = []
+    groups = np.zeros(n_predictions + 1, dtype=np.int64)
+    for i, ref in enumerate(references):
+        if isinstance(ref, str):
+            flat.append(ref)
+        elif isinstance(ref, (list, tuple)):
+            if not ref:
+                raise ValueError(f"references[{i}] is an empty list; give at least one reference")
+            for j, r in enumerate(ref):
+                if not isinstance(r, str):
+                    raise TypeError(f"references[{i}][{j}] must be str, got {type(r).__name__}")
+            flat.extend(ref)
+        else:
+            raise TypeError(f"references[{i}] must be str or a list of str, got {type(ref).__name__}")
+        groups[i + 1] = len(flat)
+    return flat, groups
+
+
+def split_sentences(text: str, split_summaries: bool) -> list[str]:
+    """rouge-score's rougeLsum sentences: lines (or nltk.sent_tokenize), empty ones dropped."""
+    if split_summaries:
+        sentences = nltk_sentences(text)
+    else:
+        sentences = text.split("\n")
+    return [s for s in sentences if len(s)]
+
+
+def nltk_sentences(text: str) -> list[str]:
+    try:
+        import nltk
+    except ImportError:
+        raise ImportError("split_summaries=True needs nltk (pip install nltk) with its punkt_tab data") from None
+    try:
+        return nltk.sent_tokenize(text)
+    except LookupError:
+        raise LookupError(
+            "split_summaries=True needs NLTK's Punkt sentence model, which is not installed: "
+            "run `python -m nltk.downloader punkt_tab` (rouge-score needs the same data)"
+        ) from None
+
+
+@dataclass(frozen=True)
+class _SentencePacked:
+    """Texts as runs of sentences: text i owns sentences sent_offsets[i]..sent_offsets[i+1]-1."""
+
+    tokens: PackedTokens
+    sent_offsets: np.ndarray
+
+    def token_counts(self) -> np.ndarray:
+        return self.tokens.offsets[self.sent_offsets[1:]] - self.tokens.offsets[self.sent_offsets[:-1]]
+
+    def sentence_counts(self) -> np.ndarray:
+        return np.diff(self.sent_offsets)
+
+
+def _encode_sentences(texts, tokenizer, vocab, split_summaries, n_jobs) -> _SentencePacked:
+    sentences: list[str] = []
+    sent_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    for i, text in enumerate(texts):
+        sentences.extend(split_sentences(text, split_summaries))
+        sent_offsets[i + 1] = len(sentences)
+    return _SentencePacked(tokenizer.encode_batch(sentences, vocab, n_jobs=n_jobs), sent_offsets)
+
+
+# ---------------------------------------------------------------- per-pair scores
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator as float64, 0 where the denominator is 0."""
+    safe = np.where(denominator > 0, denominator, 1)
+    return np.where(denominator > 0, numerator / safe, 0.0)
+
+
+def _pair_scores(rouge_types, pred_rows, ref_rows, pred_tokens, ref_tokens, pred_sents, ref_sents,
+                 n_jobs) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(precision, recall) of every type for prediction ``pred_rows[k]`` vs reference ``ref_rows[k]``."""
+    out = {}
+    orders = [int(name[5:]) for name in rouge_types if _NGRAM_TYPE.fullmatch(name)]
+    if orders or "rougeL" in rouge_types:
+        pred_len = pred_tokens.lengths()[pred_rows]
+        ref_len = ref_tokens.lengths()[ref_rows]
+    if orders:
+        max_order = max(orders)
+        groups = np.arange(len(ref_rows) + 1, dtype=np.int64)
+        matches = clipped_ngram_matches(pred_tokens.ids, pred_tokens.offsets, pred_rows,
+                                        ref_tokens.ids, ref_tokens.offsets, ref_rows, groups,
+                                        max_order, n_jobs)
+        for n in orders:
+            m = matches[:, n - 1].astype(np.float64)
+            # rouge-score divides by max(count, 1): an empty side gives 0 / 1 = 0
+            out[f"rouge{n}"] = (m / np.maximum(pred_len - n + 1, 1), m / np.maximum(ref_len - n + 1, 1))
+    if "rougeL" in rouge_types:
+        lcs = lcs_lengths(pred_tokens.ids, pred_tokens.offsets, pred_rows,
+                          ref_tokens.ids, ref_tokens.offsets, ref_rows, n_jobs)
+        both = (pred_len > 0) & (ref_len > 0)
+        out["rougeL"] = (_ratio(lcs, np.where(both, pred_len, 0)), _ratio(lcs, np.where(both, ref_len, 0)))
+    if "rougeLsum" in rouge_types:
+        hits = union_lcs_hits_batch(ref_sents.tokens.ids, ref_sents.tokens.offsets, ref_sents.sent_offsets, ref_rows,
+                                    pred_sents.tokens.ids, pred_sents.tokens.offsets, pred_sents.sent_offsets,
+                                    pred_rows, n_jobs)
+        n = pred_sents.token_counts()[pred_rows]
+        m = ref_sents.token_counts()[ref_rows]
+        # rouge-score: no sentences on either side, or no tokens on either side -> 0
+        both = (n > 0) & (m > 0)
+        out["rougeLsum"] = (_ratio(hits, np.where(both, n, 0)), _ratio(hits, np.where(both, m, 0)))
+    return out
+
+
+def _reduce_groups(precision, recall, groups, multi_ref, gamma) -> RougeArrays:
+    """One (P, R, F) per prediction from the per-reference scores of its group."""
+    f = fmeasure(precision, recall, gamma)
+    starts = groups[:-1]
+    if len(starts) == 0:
+        empty = np.zeros(0)
+        return RougeArrays(empty, empty.copy(), empty.copy())
+    if len(f) == len(starts):  # one reference each: nothing to reduce
+        return RougeArrays(precision, recall, f)
+    if multi_ref == "max_pr":
+        p = np.maximum.reduceat(precision, starts)
+        r = np.maximum.reduceat(recall, starts)
+        return RougeArrays(p, r, fmeasure(p, r, gamma))
+    # best_f: first reference reaching the group's maximum F (np.argmax semantics)
+    group_of = np.repeat(np.arange(len(starts)), np.diff(groups))
+    best = np.maximum.reduceat(f, starts)
+    candidates = np.where(f == best[group_of], np.arange(len(f)), len(f))
+    pick = np.minimum.reduceat(candidates, starts)
+    return RougeArrays(precision[pick], recall[pick], f[pick])
+
+
+# ---------------------------------------------------------------- public API
+class _TokenizeOnlyAdapter:
+    """Batch encoding for a tokenizer that only has ``tokenize(text) -> list[str]`` (rouge-score's
+    tokenizer protocol)."""
+
+    def __init__(self, tokenizer) -> None:
+        self._tokenizer = tokenizer
+        self.name = f"custom:{type(tokenizer).__name__}"
+
+    def encode_batch(self, texts, vocab: Vocabulary, n_jobs=None) -> PackedTokens:
+        tokenize = self._tokenizer.tokenize
+        return vocab.pack([tokenize(t) for t in texts])
+
+
+def _resolve_tokenizer(tokenizer, use_stemmer: bool):
+    if not isinstance(tokenizer, str):
+        if hasattr(tokenizer, "encode_batch"):
+            return tokenizer
+        if hasattr(tokenizer, "tokenize"):
+            return _TokenizeOnlyAdapter(tokenizer)
+        raise TypeError("tokenizer must be a name or an object with tokenize(text) or encode_batch(texts, vocab)")
+    if not use_stemmer:
+        return get_tokenizer(tokenizer)
+    try:
+        return get_tokenizer(tokenizer, use_stemmer=True)
+    except TypeError:
+        raise ValueError(f"tokenizer {tokenizer!r} does not support stemming") from None
+
+
+def rouge(
+    predictions: Sequence[str],
+    references,
+    rouge_types=("rouge1", "rouge2", "rougeL"),
+    *,
+    use_stemmer: bool = False,
+    tokenizer="rouge",
+    multi_ref: str = "best_f",
+    gamma: float = 1.0,
+    split_summaries: bool = False,
+    n_jobs: int | None = None,
+) -> RougeResult:
+    """ROUGE scores of each prediction against its reference(s).
+
+    ``references[i]`` is one string or a list of strings (several references). ``tokenizer`` is
+    a name from :func:`qascore.text.get_tokenizer` (``rouge`` = rouge-score's default, ``unicode``
+    for scripts the rouge tokeniser deletes, ``whitespace``, ``char``) or a tokenizer object with
+    ``encode_batch``. ``multi_ref`` is ``"best_f"`` (rouge-score) or ``"max_pr"`` (coco/DuReader);
+    ``gamma`` weighs recall in F (1 = rouge-score's F1). Returns numpy arrays per type.
+    """
+    types = parse_rouge_types(rouge_types)
+    if multi_ref not in MULTI_REF_MODES:
+        raise ValueError(f"multi_ref must be one of {MULTI_REF_MODES}, got {multi_ref!r}")
+    if not gamma > 0:
+        raise ValueError(f"gamma must be positive, got {gamma!r}")
+    if isinstance(predictions, str):
+        raise TypeError("predictions must be a sequence of strings, not a single str")
+    predictions = list(predictions)
+    check_texts(predictions, "predictions")
+    flat_refs, groups = _flatten_references(references, len(predictions))
+    tok = _resolve_tokenizer(tokenizer, use_stemmer)
+    jobs = resolve_n_jobs(n_jobs)
+
+    vocab = Vocabulary()
+    pred_tokens = ref_tokens = pred_sents = ref_sents = None
+    if any(t != "rougeLsum" for t in types):
+        pred_tokens = tok.encode_batch(predictions, vocab, n_jobs=jobs)
+        ref_tokens = tok.encode_batch(flat_refs, vocab, n_jobs=jobs)
+    if "rougeLsum" in types:
+        pred_sents = _encode_sentences(predictions, tok, vocab, split_summaries, jobs)
+        ref_sents = _encode_sentences(flat_refs, tok, vocab, split_summaries, jobs)
+
+    ref_rows = np.arange(len(flat_refs), dtype=np.int64)
+    pred_rows = np.repeat(np.arange(len(predictions), dtype=np.int64), np.diff(groups))
+    pairs = _pair_scores(types, pred_rows, ref_rows, pred_tokens, ref_tokens, pred_sents, ref_sents, jobs)
+    scores = {name: _reduce_groups(*pairs[name], groups, multi_ref, gamma) for name in types}
+    signature = rouge_signature(types, getattr(tok, "name", type(tok).__name__),
+                                getattr(tok, "use_stemmer", use_stemmer), multi_ref, gamma, split_summaries)
+    return RougeResult(scores, signature, len(predictions))

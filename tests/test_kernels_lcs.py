@@ -1,0 +1,275 @@
+"""The LCS, rougeLsum-union and n-gram kernels against plain-Python references written here."""
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qascore._kernels.lcs import lcs_lengths, union_lcs_hits_batch
+from qascore._kernels.ngram import clipped_ngram_matches, ngram_totals
+
+
+# ---------------------------------------------------------------- plain-Python references
+def dp_table(a, b):
+    t = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            t[i][j] = t[i - 1][j - 1] + 1 if a[i - 1] == b[j - 1] else max(t[i - 1][j], t[i][j - 1])
+    return t
+
+
+def dp_lcs(a, b):
+    return dp_table(a, b)[-1][-1]
+
+
+def backtracked_positions(ref, can):
+    """Positions of ``ref`` on the LCS read back from the bottom-right corner: diagonal on a
+    match, left when the left cell is strictly larger than the upper one, else up."""
+    t = dp_table(ref, can)
+    i, j, out = len(ref), len(can), set()
+    while i > 0 and j > 0:
+        if ref[i - 1] == can[j - 1]:
+            out.add(i - 1)
+            i, j = i - 1, j - 1
+        elif t[i][j - 1] > t[i - 1][j]:
+            j -= 1
+        else:
+            i -= 1
+    return out
+
+
+def summary_hits(ref_sents, cand_sents):
+    """Lin (2004) summary-level LCS hits with per-token clipping (ROUGE-1.5.5)."""
+    cand_left = Counter(tok for s in cand_sents for tok in s)
+    ref_left = Counter(tok for s in ref_sents for tok in s)
+    hits = 0
+    for ref in ref_sents:
+        union = set()
+        for can in cand_sents:
+            union |= backtracked_positions(ref, can)
+        for pos in sorted(union):
+            tok = ref[pos]
+            if cand_left[tok] > 0 and ref_left[tok] > 0:
+                hits += 1
+                cand_left[tok] -= 1
+                ref_left[tok] -= 1
+    return hits
+
+
+def ngrams(tokens, n):
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+
+
+def clipped_reference(hyp, refs, n):
+    ref_counts = [ngrams(r, n) for r in refs]
+    return sum(min(c, max((rc[g] for rc in ref_counts), default=0)) for g, c in ngrams(hyp, n).items())
+
+
+# ---------------------------------------------------------------- packing helpers
+def pack(rows):
+    ids = np.array([x for r in rows for x in r], dtype=np.int32)
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(r) for r in rows])
+    return ids, offsets
+
+
+def pack_texts(texts):
+    ids, tok_offsets = pack([s for t in texts for s in t])
+    sent_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    sent_offsets[1:] = np.cumsum([len(t) for t in texts])
+    return ids, tok_offsets, sent_offsets
+
+
+def run_lcs(A, B, n_jobs=1):
+    a, ao = pack(A)
+    b, bo = pack(B)
+    rows = np.arange(len(A), dtype=np.int64)
+    return lcs_lengths(a, ao, rows, b, bo, rows, n_jobs)
+
+
+# ---------------------------------------------------------------- strategies
+def token_lists(alphabet, max_size):
+    return st.lists(st.integers(0, alphabet - 1), max_size=max_size)
+
+
+small_alphabet = st.sampled_from([1, 2, 3, 8, 1000])
+
+
+@st.composite
+def seq_pairs(draw, max_size=150):
+    alphabet = draw(small_alphabet)
+    return draw(token_lists(alphabet, max_size)), draw(token_lists(alphabet, max_size))
+
+
+# ---------------------------------------------------------------- LCS length
+@settings(max_examples=150, deadline=None)
+@given(st.lists(seq_pairs(), min_size=1, max_size=6))
+def test_lcs_matches_dp(pairs):
+    A, B = zip(*pairs)
+    assert run_lcs(A, B).tolist() == [dp_lcs(a, b) for a, b in pairs]
+
+
+@pytest.mark.parametrize("la,lb", [(63, 70), (64, 64), (65, 65), (64, 200), (128, 129), (200, 1200), (1100, 1050)])
+def test_lcs_word_boundaries_and_long(la, lb):
+    rng = np.random.default_rng(la * 7919 + lb)
+    for alphabet in (2, 5, 50) if la * lb < 500_000 else (5,):
+        a = rng.integers(0, alphabet, la).tolist()
+        b = rng.integers(0, alphabet, lb).tolist()
+        assert run_lcs([a, b], [b, a]).tolist() == [dp_lcs(a, b)] * 2
+
+
+def test_lcs_identical_and_empty():
+    x = list(range(300)) * 2
+    assert run_lcs([x, [], x, [5, 5, 5]], [x, x, [], [5]]).tolist() == [600, 0, 0, 1]
+
+
+def test_lcs_known_example():
+    # rouge-score's testLcsTable
+    assert run_lcs([[1, 2, 3, 4, 5]], [[2, 5, 3, 4]]).tolist() == [3]
+
+
+def test_lcs_pair_rows_select_rows():
+    a, ao = pack([[1, 2, 3], [4, 5]])
+    b, bo = pack([[4, 5, 9], [3, 1, 2, 3]])
+    got = lcs_lengths(a, ao, np.array([0, 1, 0, 1]), b, bo, np.array([1, 0, 0, 1]))
+    assert got.tolist() == [3, 2, 0, 0]
+
+
+def test_lcs_rejects_bad_arrays():
+    a, ao = pack([[1, 2]])
+    with pytest.raises(ValueError, match="row index"):
+        lcs_lengths(a, ao, np.array([1]), a, ao, np.array([0]))
+    with pytest.raises(ValueError, match="pairs"):
+        lcs_lengths(a, ao, np.array([0]), a, ao, np.array([0, 0]))
+    with pytest.raises(ValueError, match="token ids"):
+        lcs_lengths(np.array([-1, 2], np.int32), ao, np.array([0]), a, ao, np.array([0]))
+    with pytest.raises(ValueError, match="offsets"):
+        lcs_lengths(a, np.array([0, 5]), np.array([0]), a, ao, np.array([0]))
+
+
+# ---------------------------------------------------------------- rougeLsum union
+@st.composite
+def sentence_texts(draw):
+    alphabet = draw(small_alphabet)
+    sentence = token_lists(alphabet, draw(st.sampled_from([6, 40, 90])))
+    return draw(st.lists(sentence, max_size=4)), draw(st.lists(sentence, max_size=4))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(sentence_texts(), min_size=1, max_size=4))
+def test_union_lcs_matches_reference(pairs):
+    refs, cands = zip(*pairs)
+    rows = np.arange(len(pairs), dtype=np.int64)
+    got = union_lcs_hits_batch(*pack_texts(refs), rows, *pack_texts(cands), rows, 1)
+    assert got.tolist() == [summary_hits(r, c) for r, c in pairs]
+
+
+def test_union_lcs_paper_example():
+    # Lin (2004) 3.2 / rouge-score testRougeLsum: w1..w5 vs "w1 w2 w6 w7 w8 / w1 w3 w8 w9 w5"
+    ref = [[1, 2, 3, 4, 5]]
+    cand = [[1, 2, 6, 7, 8], [1, 3, 8, 9, 5]]
+    rows = np.array([0])
+    assert union_lcs_hits_batch(*pack_texts([cand]), rows, *pack_texts([ref]), rows).tolist() == [4]
+
+
+def test_union_lcs_long_sentences():
+    rng = np.random.default_rng(5)
+    refs = [[rng.integers(0, 6, 150).tolist(), rng.integers(0, 6, 70).tolist()]]
+    cands = [[rng.integers(0, 6, 130).tolist()], ]
+    rows = np.array([0])
+    got = union_lcs_hits_batch(*pack_texts(refs), rows, *pack_texts(cands), rows)
+    assert got.tolist() == [summary_hits(refs[0], cands[0])]
+
+
+# ---------------------------------------------------------------- n-gram counts
+@st.composite
+def ngram_tasks(draw):
+    alphabet = draw(st.sampled_from([1, 2, 3, 20]))
+    hyp = draw(token_lists(alphabet, 40))
+    refs = draw(st.lists(token_lists(alphabet, 40), max_size=4))
+    return hyp, refs
+
+
+def run_ngrams(tasks, max_order, n_jobs=1):
+    hyps = [h for h, _ in tasks]
+    refs = [r for _, rs in tasks for r in rs]
+    groups = np.zeros(len(tasks) + 1, dtype=np.int64)
+    groups[1:] = np.cumsum([len(rs) for _, rs in tasks])
+    h, ho = pack(hyps)
+    r, ro = pack(refs)
+    return clipped_ngram_matches(h, ho, np.arange(len(hyps), dtype=np.int64), r, ro,
+                                 np.arange(len(refs), dtype=np.int64), groups, max_order, n_jobs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ngram_tasks(), min_size=1, max_size=4))
+def test_clipped_ngrams_match_counter(tasks):
+    got = run_ngrams(tasks, 9)
+    expected = [[clipped_reference(h, rs, n) for n in range(1, 10)] for h, rs in tasks]
+    assert got.tolist() == expected
+
+
+def test_clipped_ngrams_long_repeated_text():
+    rng = np.random.default_rng(11)
+    hyp = rng.integers(0, 3, 1500).tolist()
+    refs = [rng.integers(0, 3, 1200).tolist(), hyp[100:900]]
+    got = run_ngrams([(hyp, refs)], 9)
+    assert got[0].tolist() == [clipped_reference(hyp, refs, n) for n in range(1, 10)]
+
+
+def test_ngram_totals():
+    assert ngram_totals(np.array([0, 1, 3], dtype=np.int64), 3).tolist() == [[0, 0, 0], [1, 0, 0], [3, 2, 1]]
+
+
+def test_ngram_rejects_bad_groups():
+    h, ho = pack([[1, 2]])
+    with pytest.raises(ValueError, match="ref_groups"):
+        clipped_ngram_matches(h, ho, np.array([0]), h, ho, np.array([0]), np.array([0]), 2)
+    with pytest.raises(ValueError, match="max_order"):
+        clipped_ngram_matches(h, ho, np.array([0]), h, ho, np.array([0]), np.array([0, 1]), 0)
+
+
+# ---------------------------------------------------------------- threads
+def random_batch(seed, n=400):
+    rng = np.random.default_rng(seed)
+    A = [rng.integers(0, 40, rng.integers(0, 150)).tolist() for _ in range(n)]
+    B = [rng.integers(0, 40, rng.integers(0, 150)).tolist() for _ in range(n)]
+    return A, B
+
+
+def test_results_do_not_depend_on_n_jobs():
+    A, B = random_batch(1)
+    assert np.array_equal(run_lcs(A, B, 1), run_lcs(A, B, 2))
+    tasks = [(a, [b, a[::-1]]) for a, b in zip(A, B)]
+    assert np.array_equal(run_ngrams(tasks, 4, 1), run_ngrams(tasks, 4, 2))
+    texts_a = [[a[:50], a[50:]] for a in A]
+    texts_b = [[b[:70], b[70:]] for b in B]
+    rows = np.arange(len(A), dtype=np.int64)
+    one = union_lcs_hits_batch(*pack_texts(texts_a), rows, *pack_texts(texts_b), rows, 1)
+    two = union_lcs_hits_batch(*pack_texts(texts_a), rows, *pack_texts(texts_b), rows, 2)
+    assert np.array_equal(one, two)
+
+
+def test_concurrent_python_threads_agree():
+    A, B = random_batch(2)
+    expected = run_lcs(A, B, 1)
+    results = [None] * 6
+    errors = []
+
+    def work(slot):
+        try:
+            results[slot] = run_lcs(A, B, 2)
+        except Exception as exc:  # surfaced by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert all(np.array_equal(r, expected) for r in results)
