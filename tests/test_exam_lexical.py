@@ -133,3 +133,26 @@ def test_free_text_answer_is_best_question_sentence():
     got = LexicalSolver().solve(arts, [[q], [q]])
     assert got[0][0].text == "Penguins live in Antarctica."
     assert got[1][0].text is None and not got[1][0].answered
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(list("abc Éİ.\x00\n") + ["the ", "cells ", "日本"]), max_size=30).map("".join),
+                max_size=6))
+def test_analyzer_pack_equals_terms(texts):
+    from qascore.text import Vocabulary
+
+    vocab_a, vocab_b = Vocabulary(), Vocabulary()
+    packed = ANALYZER.pack(texts, vocab_a)
+    want = vocab_b.pack(ANALYZER.terms(t.replace("\x00", " ")) for t in texts)
+    assert [[vocab_a.token(i) for i in packed.row(r)] for r in range(len(texts))] == \
+        [[vocab_b.token(i) for i in want.row(r)] for r in range(len(texts))]
+
+
+def test_idf_corpus_fixes_idf():
+    q = ExamQuestion("q", "1", "What gas do plants absorb?", {"a": "oxygen", "b": "carbon dioxide"}, "b")
+    arts = [["Plants absorb carbon dioxide. Oxygen is released."]]
+    fixed = LexicalSolver(idf_corpus=["oxygen", "oxygen carbon", "plants"])
+    assert fixed.settings()["idf"] == "given-corpus"
+    run = fixed.run(arts, [[q]])
+    # with the given corpus, "carbon"/"dioxid" are rarer than "oxygen": choice b's own weight is higher
+    assert run.out["choice_score"][1] > 0 and fixed.solve(arts, [[q]])[0][0].label == "b"

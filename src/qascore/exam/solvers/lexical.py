@@ -78,15 +78,19 @@ class LexicalSolver(Solver):
             raise ValueError(f"{len(articles)} articles but {len(questions)} question lists")
         corpus = SentenceCorpus(articles)
         vocab = Vocabulary()
-        sents = vocab.pack(self.analyzer.terms(s) for s in corpus.sentences)
+        sents = self.analyzer.pack(corpus.sentences, vocab)
         flat_questions = [q for qs in questions for q in qs]
-        packed_q = PackedQuestions(flat_questions, self.analyzer, vocab)
+        # Systems share the bank's questions: analyse each distinct question object once.
+        distinct: dict[int, int] = {}
+        task_question = np.fromiter((distinct.setdefault(id(q), len(distinct)) for q in flat_questions),
+                                    dtype=np.int64, count=len(flat_questions))
+        unique_questions = list({id(q): q for q in flat_questions}.values())
+        packed_q = PackedQuestions(unique_questions, self.analyzer, vocab)
         idf = self._idf(vocab, sents, corpus)
 
         n_q = np.fromiter((len(qs) for qs in questions), dtype=np.int64, count=len(questions))
         task_article = np.repeat(np.arange(len(articles), dtype=np.int64), n_q)
-        task_question = np.arange(len(flat_questions), dtype=np.int64)
-        n_choices = np.diff(packed_q.q_choice_off)
+        n_choices = np.diff(packed_q.q_choice_off)[task_question]
         task_choice_off = np.zeros(len(flat_questions) + 1, dtype=np.int64)
         np.cumsum(n_choices, out=task_choice_off[1:])
 
@@ -111,21 +115,12 @@ class LexicalSolver(Solver):
 
     def _idf(self, vocab: Vocabulary, sents, corpus: SentenceCorpus) -> np.ndarray:
         if self.idf_corpus is not None:
-            docs = vocab.pack(self.analyzer.terms(t) for t in self.idf_corpus)
-            doc_of_token = np.repeat(np.arange(len(docs)), docs.lengths())
-            n_docs = len(docs)
-            ids = docs.ids
-        else:
-            # documents = distinct paragraphs
-            sent_of_token = np.repeat(np.arange(len(sents)), sents.lengths())
-            par_of_sent = np.repeat(np.arange(corpus.n_paragraphs), np.diff(corpus.par_sent_off))
-            doc_of_token = par_of_sent[sent_of_token] if len(sent_of_token) else sent_of_token
-            n_docs = corpus.n_paragraphs
-            ids = sents.ids
-        vocab_size = len(vocab)
-        pairs = np.unique(doc_of_token.astype(np.int64) * max(vocab_size, 1) + ids.astype(np.int64))
-        df = np.bincount(pairs % max(vocab_size, 1), minlength=vocab_size) if len(pairs) else np.zeros(vocab_size)
-        return smoothed_idf(df, n_docs)
+            docs = self.analyzer.pack(self.idf_corpus, vocab)
+            ids, doc_token_off = docs.ids, docs.offsets
+        else:  # documents = distinct paragraphs, whose sentences (and so tokens) are contiguous
+            ids, doc_token_off = sents.ids, sents.offsets[corpus.par_sent_off]
+        df = _kernel.document_frequency(ids, np.ascontiguousarray(doc_token_off, dtype=np.int64), len(vocab))
+        return smoothed_idf(df, len(doc_token_off) - 1)
 
     @staticmethod
     def _answers(run: "LexicalRun"):
