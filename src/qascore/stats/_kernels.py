@@ -622,3 +622,22 @@ _FACTORIAL = _factorials()
 def kendall_rows_from_counts(counts, code, out):
     for r in range(counts.shape[0]):
         out[r] = kendall_from_counts(counts[r], code)
+
+
+@njit(parallel=True, **_JIT)
+def sign_flip_means(d, n_resamples, seed, out):
+    """Randomisation (Fisher) test replicates: mean of d with each sign flipped by a fair coin.
+
+    Coins come from the same (seed, replicate)-keyed splitmix64 streams as draw_indices, 64 per draw.
+    """
+    n = d.shape[0]
+    for b in prange(n_resamples):
+        state = _mix64(np.uint64(seed) * _GOLDEN + np.uint64(b) + np.uint64(1))
+        flipped = np.empty(n)
+        bits = np.uint64(0)
+        for i in range(n):
+            if i % 64 == 0:
+                state += _GOLDEN
+                bits = _mix64(state)
+            flipped[i] = -d[i] if (bits >> np.uint64(i % 64)) & np.uint64(1) else d[i]
+        out[b] = pairwise_sum(flipped, 0, n) / n
