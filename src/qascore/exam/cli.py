@@ -60,15 +60,20 @@ def run_exam(args) -> int:
 
         write_workbench_graded(grade_paragraphs(bank, articles, solver), args.graded, solver=solver)
     if args.official:
-        from .leaderboard import Leaderboard, plot_leaderboards, read_leaderboard
-        from .report import correlation_report
+        from .leaderboard import correlation_report, exam_leaderboard, plot_leaderboards, read_leaderboard
 
-        official = read_leaderboard(args.official)
-        exam = Leaderboard({s: v.exam for s, v in result.systems.items()},
-                           {s: v.exam_stderr for s, v in result.systems.items()})
+        official = read_leaderboard(args.official, name=Path(args.official).stem)
+        exam = exam_leaderboard(result)
         print(correlation_report(exam, official, repeats=args.repeats, seed=args.seed), file=out)
+        if args.gold:
+            from .baseline import rouge1_baseline
+            from .leaderboard import leaderboard_from_means
+
+            base = rouge1_baseline(articles, gold)
+            rouge_board = leaderboard_from_means(base.scores, base.stderr, name="ROUGE-1 F1")
+            print(correlation_report(rouge_board, official, repeats=args.repeats, seed=args.seed), file=out)
         if args.plot:
-            plot_leaderboards(exam, official, args.plot, y_label=Path(args.official).stem)
+            plot_leaderboards(exam, official, args.plot)
     elif args.plot:
         raise ValueError("--plot needs --official")
     return 0
@@ -91,18 +96,15 @@ def run_wikiqa(args) -> int:
     print(f"wrote {len(bench.bank)} questions for {len(bench.bank.query_ids)} queries and "
           f"{len(bench.systems.systems)} systems to {out} (WikiQA text: research use only, do not redistribute)")
     if args.check:
-        from .report import correlation_report
-        from .leaderboard import Leaderboard
+        from .leaderboard import correlation_report, exam_leaderboard, leaderboard_from_means
         from .scoring import evaluate
 
         solver = make_solver(args.check, margin=0.0, tokenizer=None, threshold=0.5, entailment_index=-1)
         result = evaluate(bench.bank, bench.systems, solver, gold=bench.gold)
         print(result.table())
         print(result.signature)
-        exam = Leaderboard({s: v.exam for s, v in result.systems.items()},
-                           {s: v.exam_stderr for s, v in result.systems.items()})
-        print(correlation_report(exam, Leaderboard(dict(bench.shares), {s: 0.0 for s in bench.shares}),
-                                 repeats=10, seed=args.seed))
+        known = leaderboard_from_means(dict(bench.shares), name="known share")
+        print(correlation_report(exam_leaderboard(result), known, repeats=10, ties="none", seed=args.seed))
         print(f"solver accuracy on the gold documents: {result.gold.exam:.3f}")
     return 0
 
