@@ -59,13 +59,13 @@ def _embedding_solver():
 
 
 def test_embedding_solver_recovers_known_order_quick(shared_data):
-    """The first 60 documents and five systems keep this under ~20 s on two cores."""
+    """The first 40 documents and three systems keep this near 10 s on two idle cores (the full run is slow)."""
     solver = _embedding_solver()
-    small = build_wikiqa_benchmark(shared_data / "ava" / "wikiqa", shares=(0.0, 0.25, 0.5, 0.75, 1.0), max_queries=60)
-    assert len(small.bank.query_ids) == 60
-    result = evaluate(small.bank, small.systems, solver, gold=small.gold)
+    small = build_wikiqa_benchmark(shared_data / "ava" / "wikiqa", shares=(0.0, 0.5, 1.0), max_queries=40)
+    assert len(small.bank.query_ids) == 40
+    result = evaluate(small.bank, small.systems, solver)
     tau = known_order_tau(small, result)
-    print(f"embedding (60 documents): Kendall tau {tau:.3f}, gold accuracy {result.gold.exam:.3f}")
+    print(f"embedding (40 documents): Kendall tau {tau:.3f}")
     assert tau >= 0.9
 
 
