@@ -10,7 +10,6 @@ so the lexical kernel runs side by side with the plain-Python reference of the s
 torch + transformers when they are installed.
 """
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
