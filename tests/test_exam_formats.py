@@ -105,6 +105,7 @@ def test_car_run_top_k_and_errors(tmp_path):
     arts = read_car_run(run, collection, top_k=2, strip_query_prefix=True)
     assert arts.articles("sysA") == {"L_1": ["first", "second"]}
     assert arts.articles("sysB") == {"L_1": ["second"]}
+    assert read_articles(run, paragraphs=collection).articles("sysB") == {"tqa2:L_1": ["second"]}
     write_lines(run, ["q Q0 p9 1 1.0 s"])
     with pytest.raises(InputFormatError, match=r"run.txt:1: paragraph 'p9' is not in the paragraph collection"):
         read_car_run(run, collection)
@@ -136,7 +137,7 @@ def test_text_dir(tmp_path):
     d.mkdir()
     (d / "q1.txt").write_text("Para one.\n\nPara two\nstill two.\n", encoding="utf-8")
     (d / "q2.txt").write_text("", encoding="utf-8")
-    arts = read_text_dir(d)
+    arts = read_articles(d)
     assert arts.articles("mysys") == {"q1": ["Para one.", "Para two\nstill two."], "q2": []}
     empty = tmp_path / "empty"
     empty.mkdir()
