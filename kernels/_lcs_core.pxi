@@ -1,11 +1,14 @@
 # Shared C-level core of the LCS kernels, included by lcs.pyx and rouge_pair.pyx (Cython has no
 # cross-extension inlining without a package-level .pxd; an include keeps one source of truth).
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport calloc, free, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memset
 
 cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
+
+cdef extern from "qs_bitops.h":
+    uint64_t addc "qs_addc"(uint64_t a, uint64_t b, unsigned char carry_in, unsigned char* carry_out) nogil
 
 cdef uint64_t ALL_ONES = ~(<uint64_t>0)
 
@@ -21,6 +24,9 @@ ctypedef struct Scratch:
     Py_ssize_t v_cap
     unsigned char* mark # union flags over the positions of one reference sentence
     Py_ssize_t mark_cap
+    Py_ssize_t* text_rows   # offset in pm of the match row of each text token present in the pattern
+    unsigned char* carries  # carry into the current block of words, one per text token
+    Py_ssize_t text_cap
 
 
 cdef Scratch* scratch_new(Py_ssize_t vocab_size) noexcept nogil:
@@ -45,6 +51,8 @@ cdef void scratch_free(Scratch* s) noexcept nogil:
     free(s.pm)
     free(s.v)
     free(s.mark)
+    free(s.text_rows)
+    free(s.carries)
     free(s)
 
 
@@ -118,39 +126,89 @@ cdef inline void advance_row(uint64_t* v_out, const uint64_t* v_in, const uint64
                              Py_ssize_t W) noexcept nogil:
     """One text token: V' = (V + U) | (V - U), U = V & row, carry threaded from word 0 upward."""
     cdef Py_ssize_t k
-    cdef uint64_t x, u, sm, carry = 0, c1, c2
+    cdef uint64_t x, u
+    cdef unsigned char carry = 0
     for k in range(W):
         x = v_in[k]
         u = x & row[k]
-        sm = x + u
-        c1 = sm < x
-        sm = sm + carry
-        c2 = sm < carry
-        carry = c1 | c2
-        v_out[k] = sm | (x - u)
+        v_out[k] = addc(x, u, carry, &carry) | (x - u)
+
+
+cdef inline uint64_t hyyro_step(uint64_t x, uint64_t match, unsigned char* carry) noexcept nogil:
+    """One word of V' = (V + U) | (V - U), U = V & match, with carry in and out."""
+    cdef uint64_t u = x & match
+    return addc(x, u, carry[0], carry) | (x - u)
 
 
 cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py_ssize_t n,
                             Scratch* s) noexcept nogil:
-    cdef Py_ssize_t W, j, k
+    """Blocks of four words kept in registers sweep the whole text, the carry out of each block
+    parked per text token for the next block: no store/load of V between text tokens, and the
+    four words of a block overlap in the pipeline."""
+    cdef Py_ssize_t W, j, k, kb, nt = 0
     cdef int32_t d
-    cdef int64_t total
+    cdef int64_t total = 0
+    cdef uint64_t v0, v1, v2, v3, v4, v5, v6, v7
+    cdef const uint64_t* row
+    cdef unsigned char c
     W = build_match_rows(p, m, s)
-    if W < 0 or grow_words(&s.v, &s.v_cap, W) != 0:
-        clear_match_rows(p, m, s)
+    if W < 0:
         return -1
-    for k in range(W):
-        s.v[k] = ALL_ONES
+    if n > s.text_cap:
+        free(s.text_rows)
+        free(s.carries)
+        s.text_rows = <Py_ssize_t*>malloc(n * sizeof(Py_ssize_t))
+        s.carries = <unsigned char*>malloc(n)
+        s.text_cap = n
+        if s.text_rows == NULL or s.carries == NULL:
+            s.text_cap = 0
+            clear_match_rows(p, m, s)
+            return -1
     for j in range(n):
         d = s.slot[t[j]]
-        if d == 0:  # token absent from the pattern: the row update is the identity
-            continue
-        advance_row(s.v, s.v, &s.pm[(d - 1) * W], W)
+        if d != 0:  # a token absent from the pattern leaves V unchanged: drop it
+            s.text_rows[nt] = (d - 1) * W
+            s.carries[nt] = 0
+            nt += 1
     clear_match_rows(p, m, s)
-    # bits at positions >= m start as ones and stay ones, so ~V has no garbage there
-    total = 0
-    for k in range(W):
-        total += popcount64(~s.v[k])
+    kb = 0
+    while kb + 8 <= W:
+        v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = ALL_ONES
+        for j in range(nt):
+            row = &s.pm[s.text_rows[j] + kb]
+            c = s.carries[j]
+            v0 = hyyro_step(v0, row[0], &c)
+            v1 = hyyro_step(v1, row[1], &c)
+            v2 = hyyro_step(v2, row[2], &c)
+            v3 = hyyro_step(v3, row[3], &c)
+            v4 = hyyro_step(v4, row[4], &c)
+            v5 = hyyro_step(v5, row[5], &c)
+            v6 = hyyro_step(v6, row[6], &c)
+            v7 = hyyro_step(v7, row[7], &c)
+            s.carries[j] = c
+        total += (popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
+                  + popcount64(~v4) + popcount64(~v5) + popcount64(~v6) + popcount64(~v7))
+        kb += 8
+    while kb + 4 <= W:
+        v0 = v1 = v2 = v3 = ALL_ONES
+        for j in range(nt):
+            row = &s.pm[s.text_rows[j] + kb]
+            c = s.carries[j]
+            v0 = hyyro_step(v0, row[0], &c)
+            v1 = hyyro_step(v1, row[1], &c)
+            v2 = hyyro_step(v2, row[2], &c)
+            v3 = hyyro_step(v3, row[3], &c)
+            s.carries[j] = c
+        total += popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
+        kb += 4
+    for k in range(kb, W):
+        v0 = ALL_ONES
+        for j in range(nt):
+            c = s.carries[j]
+            v0 = hyyro_step(v0, s.pm[s.text_rows[j] + k], &c)
+            s.carries[j] = c
+        total += popcount64(~v0)
+    # bits at positions >= m start as ones and stay ones, so ~V counts nothing there
     return total
 
 

@@ -18,6 +18,63 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 include "_lcs_core.pxi"
 
 # ---------------------------------------------------------------- Python-callable batch API
+cdef enum PairKind:
+    LCS_OF_ROWS
+    UNION_HITS_OF_TEXTS
+
+
+ctypedef struct PairBatch:
+    PairKind kind
+    const int32_t* a_ids
+    const int64_t* a_tok_offsets
+    const int64_t* a_sent_offsets   # texts as runs of sentences (union hits only)
+    const int64_t* a_rows
+    const int32_t* b_ids
+    const int64_t* b_tok_offsets
+    const int64_t* b_sent_offsets
+    const int64_t* b_rows
+
+
+cdef inline int64_t pair_task(const PairBatch* p, Py_ssize_t k, Scratch* s) noexcept nogil:
+    cdef int64_t a = p.a_rows[k], b = p.b_rows[k]
+    if p.kind == LCS_OF_ROWS:
+        return lcs_length(&p.a_ids[p.a_tok_offsets[a]], p.a_tok_offsets[a + 1] - p.a_tok_offsets[a],
+                          &p.b_ids[p.b_tok_offsets[b]], p.b_tok_offsets[b + 1] - p.b_tok_offsets[b], s)
+    return union_lcs_hits(p.a_ids, p.a_tok_offsets, p.a_sent_offsets[a], p.a_sent_offsets[a + 1],
+                          p.b_ids, p.b_tok_offsets, p.b_sent_offsets[b], p.b_sent_offsets[b + 1], s)
+
+
+cdef void run_pairs(const PairBatch* p, int64_t* res, Py_ssize_t K, Py_ssize_t vocab,
+                    int threads) noexcept nogil:
+    """Every pair on ``threads`` OpenMP threads, each with its own scratch; -1 marks no memory."""
+    cdef Scratch* s = NULL
+    cdef Py_ssize_t k
+    with parallel(num_threads=threads):
+        s = scratch_new(vocab)
+        for k in prange(K, schedule="dynamic", chunksize=16):
+            if s == NULL:
+                res[k] = -1
+            else:
+                res[k] = pair_task(p, k, s)
+        scratch_free(s)
+
+
+cdef inline const int32_t* ids_ptr(const int32_t[::1] ids) noexcept:
+    return &ids[0] if ids.shape[0] else NULL
+
+
+cdef object _run_batch(PairBatch* batch, Py_ssize_t K, Py_ssize_t vocab, int n_jobs, what):
+    out = np.empty(K, dtype=np.int64)
+    cdef int64_t[::1] res = out
+    cdef int threads = max(1, min(n_jobs, K))
+    if K:
+        with nogil:
+            run_pairs(batch, &res[0], K, vocab, threads)
+        if np.min(out) < 0:
+            raise MemoryError(f"out of memory in the {what} kernel")
+    return out
+
+
 def _check_packed(ids, offsets, rows, vocab_size, name):
     if offsets.shape[0] < 1 or offsets[0] != 0 or offsets[offsets.shape[0] - 1] != ids.shape[0]:
         raise ValueError(f"{name}: offsets must start at 0 and end at len(ids)")
@@ -33,36 +90,28 @@ def _vocab_size(*id_arrays):
     return max([int(np.max(a)) + 1 if a.shape[0] else 0 for a in id_arrays] + [1])
 
 
+def _check_pair_count(a_rows, b_rows, a_name, b_name):
+    if b_rows.shape[0] != a_rows.shape[0]:
+        raise ValueError(f"{a_name} has {a_rows.shape[0]} pairs but {b_name} has {b_rows.shape[0]}")
+
+
 def lcs_lengths(const int32_t[::1] a_ids not None, const int64_t[::1] a_offsets not None,
                 const int64_t[::1] a_rows not None,
                 const int32_t[::1] b_ids not None, const int64_t[::1] b_offsets not None,
                 const int64_t[::1] b_rows not None, int n_jobs=1):
     """LCS length of row ``a_rows[k]`` of packed A against row ``b_rows[k]`` of packed B, for
     every k. Ids must be dense non-negative ints (as a Vocabulary produces); returns int64[K]."""
-    cdef Py_ssize_t K = a_rows.shape[0], k
-    if b_rows.shape[0] != K:
-        raise ValueError(f"a_rows has {K} pairs but b_rows has {b_rows.shape[0]}")
-    cdef Py_ssize_t vocab = _vocab_size(np.asarray(a_ids), np.asarray(b_ids))
+    _check_pair_count(a_rows, b_rows, "a_rows", "b_rows")
+    vocab = _vocab_size(np.asarray(a_ids), np.asarray(b_ids))
     _check_packed(np.asarray(a_ids), np.asarray(a_offsets), np.asarray(a_rows), vocab, "a")
     _check_packed(np.asarray(b_ids), np.asarray(b_offsets), np.asarray(b_rows), vocab, "b")
-    out = np.empty(K, dtype=np.int64)
-    cdef int64_t[::1] res = out
-    cdef Scratch* s = NULL
-    cdef int threads = max(1, min(n_jobs, K))
-    with nogil, parallel(num_threads=threads):
-        s = scratch_new(vocab)
-        for k in prange(K, schedule="dynamic", chunksize=64):
-            if s == NULL:
-                res[k] = -1
-            else:
-                res[k] = lcs_length(&a_ids[a_offsets[a_rows[k]]],
-                                    a_offsets[a_rows[k] + 1] - a_offsets[a_rows[k]],
-                                    &b_ids[b_offsets[b_rows[k]]],
-                                    b_offsets[b_rows[k] + 1] - b_offsets[b_rows[k]], s)
-        scratch_free(s)
-    if K and np.min(out) < 0:
-        raise MemoryError("out of memory in the LCS kernel")
-    return out
+    cdef PairBatch batch
+    batch.kind = LCS_OF_ROWS
+    batch.a_ids, batch.a_tok_offsets, batch.a_sent_offsets = ids_ptr(a_ids), &a_offsets[0], NULL
+    batch.b_ids, batch.b_tok_offsets, batch.b_sent_offsets = ids_ptr(b_ids), &b_offsets[0], NULL
+    batch.a_rows = &a_rows[0] if a_rows.shape[0] else NULL
+    batch.b_rows = &b_rows[0] if b_rows.shape[0] else NULL
+    return _run_batch(&batch, a_rows.shape[0], vocab, n_jobs, "LCS")
 
 
 def union_lcs_hits_batch(const int32_t[::1] ref_ids not None, const int64_t[::1] ref_tok_offsets not None,
@@ -76,32 +125,19 @@ def union_lcs_hits_batch(const int32_t[::1] ref_ids not None, const int64_t[::1]
     ``ref_sent_offsets[i] .. ref_sent_offsets[i + 1] - 1``, sentence s holds tokens
     ``ref_ids[ref_tok_offsets[s]:ref_tok_offsets[s + 1]]``; the same for candidates.
     Precision = hits / candidate tokens, recall = hits / reference tokens (rouge-score)."""
-    cdef Py_ssize_t K = ref_rows.shape[0], k
-    if cand_rows.shape[0] != K:
-        raise ValueError(f"ref_rows has {K} pairs but cand_rows has {cand_rows.shape[0]}")
-    cdef Py_ssize_t vocab = _vocab_size(np.asarray(ref_ids), np.asarray(cand_ids))
+    _check_pair_count(ref_rows, cand_rows, "ref_rows", "cand_rows")
+    vocab = _vocab_size(np.asarray(ref_ids), np.asarray(cand_ids))
     _check_packed(np.asarray(ref_ids), np.asarray(ref_tok_offsets), np.empty(0, np.int64), vocab, "ref sentences")
     _check_packed(np.asarray(cand_ids), np.asarray(cand_tok_offsets), np.empty(0, np.int64), vocab, "cand sentences")
     _check_texts(np.asarray(ref_sent_offsets), np.asarray(ref_tok_offsets), np.asarray(ref_rows), "ref")
     _check_texts(np.asarray(cand_sent_offsets), np.asarray(cand_tok_offsets), np.asarray(cand_rows), "cand")
-    out = np.empty(K, dtype=np.int64)
-    cdef int64_t[::1] res = out
-    cdef Scratch* s = NULL
-    cdef int threads = max(1, min(n_jobs, K))
-    with nogil, parallel(num_threads=threads):
-        s = scratch_new(vocab)
-        for k in prange(K, schedule="dynamic", chunksize=16):
-            if s == NULL:
-                res[k] = -1
-            else:
-                res[k] = union_lcs_hits(&ref_ids[0] if ref_ids.shape[0] else NULL, &ref_tok_offsets[0],
-                                        ref_sent_offsets[ref_rows[k]], ref_sent_offsets[ref_rows[k] + 1],
-                                        &cand_ids[0] if cand_ids.shape[0] else NULL, &cand_tok_offsets[0],
-                                        cand_sent_offsets[cand_rows[k]], cand_sent_offsets[cand_rows[k] + 1], s)
-        scratch_free(s)
-    if K and np.min(out) < 0:
-        raise MemoryError("out of memory in the rougeLsum kernel")
-    return out
+    cdef PairBatch batch
+    batch.kind = UNION_HITS_OF_TEXTS
+    batch.a_ids, batch.a_tok_offsets, batch.a_sent_offsets = ids_ptr(ref_ids), &ref_tok_offsets[0], &ref_sent_offsets[0]
+    batch.b_ids, batch.b_tok_offsets, batch.b_sent_offsets = ids_ptr(cand_ids), &cand_tok_offsets[0], &cand_sent_offsets[0]
+    batch.a_rows = &ref_rows[0] if ref_rows.shape[0] else NULL
+    batch.b_rows = &cand_rows[0] if cand_rows.shape[0] else NULL
+    return _run_batch(&batch, ref_rows.shape[0], vocab, n_jobs, "rougeLsum")
 
 
 def _check_texts(sent_offsets, tok_offsets, rows, name):

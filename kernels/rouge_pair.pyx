@@ -1,7 +1,12 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""One (target, prediction) pair given as lists of token strings: the latency path of the
-rouge-score compatible ``score()``. Tokens are interned into ids with a dict, then the same C
-cores as the batch kernels run (lcs.pyx, ngram.pyx), without numpy or threads."""
+"""One (target, prediction) pair: the latency path of the rouge-score compatible ``score()``.
+
+The pair arrives either as token ids packed in two rows (target row 0, prediction row 1; or
+sentences with the target's first) or as lists of token strings (custom tokenizers). Ids are
+first renumbered densely for this pair only, so per-pair tables stay tiny whatever the vocabulary
+size; then the same C cores as the batch kernels run (lcs.pyx, ngram.pyx), without numpy or
+threads.
+"""
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, int64_t
@@ -10,7 +15,7 @@ include "_lcs_core.pxi"
 include "_ngram_core.pxi"
 
 
-cdef int intern_into(list tokens, dict ids, int32_t* out) except -1:
+cdef int intern_strings(list tokens, dict ids, int32_t* out) except -1:
     cdef Py_ssize_t i
     cdef PyObject* found
     for i in range(len(tokens)):
@@ -24,25 +29,44 @@ cdef int intern_into(list tokens, dict ids, int32_t* out) except -1:
     return 0
 
 
-def pair_counts(list target not None, list prediction not None, int max_order, bint want_lcs):
-    """(clipped n-gram matches of orders 1 .. max_order as a tuple, LCS length or -1)."""
-    cdef dict ids = {}
-    cdef Py_ssize_t lt = len(target), lp = len(prediction), cap = 16
-    cdef int32_t* buf = <int32_t*>malloc((lt + lp + 1) * sizeof(int32_t))
+cdef Py_ssize_t renumber_dense(const int32_t* ids, Py_ssize_t n, int32_t* out) noexcept nogil:
+    """Dense local ids (order of first appearance) of ``ids``; returns how many distinct, -1: no memory."""
+    cdef Py_ssize_t cap = 16, i
+    cdef int bits = 4
+    cdef int32_t distinct = 0
+    cdef NgramScratch table
+    while cap < 2 * n:
+        cap <<= 1
+        bits += 1
+    table.keys = <uint64_t*>malloc(cap * sizeof(uint64_t))
+    table.vals = <int32_t*>malloc(cap * sizeof(int32_t))
+    if table.keys == NULL or table.vals == NULL:
+        free(table.keys)
+        free(table.vals)
+        return -1
+    for i in range(cap):
+        table.keys[i] = EMPTY
+    for i in range(n):
+        out[i] = intern(&table, pair_key(0, ids[i]), cap - 1, 64 - bits, &distinct)
+    free(table.keys)
+    free(table.vals)
+    return distinct
+
+
+cdef tuple counts_of_dense(int32_t* buf, Py_ssize_t lt, Py_ssize_t lp, Py_ssize_t distinct,
+                           int max_order, bint want_lcs):
+    """(clipped n-gram matches of orders 1 .. max_order, LCS or -1) of target buf[:lt] and
+    prediction buf[lt:lt + lp], ids dense in [0, distinct)."""
     cdef int64_t matches[9]
     cdef int64_t ref_offsets[2]
     cdef int64_t ref_rows[1]
     cdef int64_t lcs = -1
+    cdef Py_ssize_t cap = 16
     cdef NgramScratch* ns = NULL
     cdef Scratch* ls = NULL
-    if buf == NULL:
-        raise MemoryError()
     if max_order < 0 or max_order > 9:
-        free(buf)
         raise ValueError(f"max_order must be in 0..9, got {max_order}")
     try:
-        intern_into(target, ids, buf)
-        intern_into(prediction, ids, &buf[lt])
         if max_order > 0:
             while cap < 2 * lp:
                 cap <<= 1
@@ -54,7 +78,7 @@ def pair_counts(list target not None, list prediction not None, int max_order, b
             ref_rows[0] = 0
             clipped_matches(&buf[lt], lp, buf, ref_offsets, ref_rows, 1, max_order, matches, ns)
         if want_lcs:
-            ls = scratch_new(len(ids))
+            ls = scratch_new(distinct)
             if ls == NULL:
                 raise MemoryError()
             lcs = lcs_length(buf, lt, &buf[lt], lp, ls)
@@ -62,9 +86,62 @@ def pair_counts(list target not None, list prediction not None, int max_order, b
                 raise MemoryError()
         return tuple([matches[i] for i in range(max_order)]), lcs
     finally:
-        free(buf)
         ngram_scratch_free(ns)
         scratch_free(ls)
+
+
+def pair_counts(list target not None, list prediction not None, int max_order, bint want_lcs):
+    """Token-string lists: (clipped n-gram matches of orders 1 .. max_order, LCS length or -1)."""
+    cdef dict ids = {}
+    cdef Py_ssize_t lt = len(target), lp = len(prediction)
+    cdef int32_t* buf = <int32_t*>malloc((lt + lp + 1) * sizeof(int32_t))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        intern_strings(target, ids, buf)
+        intern_strings(prediction, ids, &buf[lt])
+        return counts_of_dense(buf, lt, lp, len(ids), max_order, want_lcs)
+    finally:
+        free(buf)
+
+
+cdef int32_t* renumbered_copy(const int32_t[::1] ids, Py_ssize_t* distinct) except NULL:
+    """A malloc'ed copy of ``ids`` renumbered densely (the caller frees it)."""
+    cdef Py_ssize_t n = ids.shape[0]
+    cdef int32_t* buf = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+    if buf == NULL:
+        raise MemoryError()
+    distinct[0] = renumber_dense(&ids[0] if n else NULL, n, buf)
+    if distinct[0] < 0:
+        free(buf)
+        raise MemoryError()
+    return buf
+
+
+def pair_counts_ids(const int32_t[::1] ids not None, const int64_t[::1] offsets not None,
+                    int max_order, bint want_lcs):
+    """Packed ids, target = row 0 and prediction = row 1: same result as :func:`pair_counts`."""
+    if offsets.shape[0] != 3 or offsets[0] != 0 or offsets[2] != ids.shape[0] or not 0 <= offsets[1] <= offsets[2]:
+        raise ValueError("expected exactly two packed rows: target, prediction")
+    cdef Py_ssize_t distinct
+    cdef int32_t* buf = renumbered_copy(ids, &distinct)
+    try:
+        return counts_of_dense(buf, offsets[1], ids.shape[0] - offsets[1], distinct, max_order, want_lcs)
+    finally:
+        free(buf)
+
+
+cdef int64_t union_hits_of_dense(int32_t* buf, int64_t* offsets, Py_ssize_t n_target, Py_ssize_t n_sentences,
+                                 Py_ssize_t distinct) except -1:
+    cdef Scratch* ls = scratch_new(distinct)
+    cdef int64_t hits
+    if ls == NULL:
+        raise MemoryError()
+    hits = union_lcs_hits(buf, offsets, 0, n_target, buf, offsets, n_target, n_sentences, ls)
+    scratch_free(ls)
+    if hits < 0:
+        raise MemoryError()
+    return hits
 
 
 def pair_union_hits(list target_sentences not None, list prediction_sentences not None):
@@ -78,8 +155,6 @@ def pair_union_hits(list target_sentences not None, list prediction_sentences no
         total += len(sentence)
     cdef int32_t* buf = <int32_t*>malloc((total + 1) * sizeof(int32_t))
     cdef int64_t* offsets = <int64_t*>malloc((nt + np_ + 1) * sizeof(int64_t))
-    cdef Scratch* ls = NULL
-    cdef int64_t hits
     if buf == NULL or offsets == NULL:
         free(buf)
         free(offsets)
@@ -88,16 +163,24 @@ def pair_union_hits(list target_sentences not None, list prediction_sentences no
         offsets[0] = 0
         for s in range(nt + np_):
             sentence = target_sentences[s] if s < nt else prediction_sentences[s - nt]
-            intern_into(sentence, ids, &buf[offsets[s]])
+            intern_strings(sentence, ids, &buf[offsets[s]])
             offsets[s + 1] = offsets[s] + len(sentence)
-        ls = scratch_new(len(ids))
-        if ls == NULL:
-            raise MemoryError()
-        hits = union_lcs_hits(buf, offsets, 0, nt, buf, offsets, nt, nt + np_, ls)
-        if hits < 0:
-            raise MemoryError()
-        return hits
+        return union_hits_of_dense(buf, offsets, nt, nt + np_, len(ids))
     finally:
         free(buf)
         free(offsets)
-        scratch_free(ls)
+
+
+def pair_union_hits_ids(const int32_t[::1] ids not None, const int64_t[::1] offsets not None, Py_ssize_t n_target):
+    """Packed sentences, the target's ``n_target`` first and then the prediction's."""
+    cdef Py_ssize_t n_sentences = offsets.shape[0] - 1, distinct, s
+    if n_sentences < 0 or offsets[0] != 0 or offsets[n_sentences] != ids.shape[0] or not 0 <= n_target <= n_sentences:
+        raise ValueError("offsets must run from 0 to len(ids) and n_target lie in [0, number of sentences]")
+    for s in range(n_sentences):
+        if offsets[s + 1] < offsets[s]:
+            raise ValueError("offsets must be non-decreasing")
+    cdef int32_t* buf = renumbered_copy(ids, &distinct)
+    try:
+        return union_hits_of_dense(buf, <int64_t*>&offsets[0], n_target, n_sentences, distinct)
+    finally:
+        free(buf)

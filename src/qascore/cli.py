@@ -11,6 +11,7 @@ from . import __version__
 _COMMAND_MODULES = [
     "qascore.demo",
     "qascore.exam.cli",
+    "qascore.lexical.cli_rouge",
 ]
 
 

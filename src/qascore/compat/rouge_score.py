@@ -14,15 +14,19 @@ import collections
 
 import numpy as np
 
-from .._kernels.rouge_pair import pair_counts, pair_union_hits
+from .._kernels.rouge_pair import pair_counts, pair_counts_ids, pair_union_hits, pair_union_hits_ids
 from ..lexical.rouge import _NGRAM_TYPE, parse_rouge_types, rouge, split_sentences
-from ..text import RougeTokenizer
+from ..text import RougeTokenizer, Vocabulary
 
 __all__ = ["RougeScorer", "Score"]
 
 Score = collections.namedtuple("Score", ["precision", "recall", "fmeasure"])
 
 _ZERO = Score(precision=0, recall=0, fmeasure=0)
+
+# The scorer's vocabulary (and the token caches the compiled encoder keeps in it) is dropped and
+# rebuilt past this many token types, so a long-lived scorer stays bounded in memory.
+MAX_VOCABULARY = 1 << 20
 
 
 def _fmeasure(precision: float, recall: float) -> float:
@@ -49,6 +53,10 @@ class RougeScorer:
         self.rouge_types = rouge_types
         types = parse_rouge_types(rouge_types)
         self._tokenizer = tokenizer if tokenizer else RougeTokenizer(use_stemmer)
+        # compiled batch encoders (qascore tokenizers) are fed whole pairs; rouge-score style
+        # tokenizers with only tokenize() go through token lists
+        self._encode = getattr(self._tokenizer, "encode_batch", None)
+        self._vocab = Vocabulary()
         self._use_stemmer = bool(use_stemmer) and not tokenizer
         self._split_summaries = split_summaries
         self._orders = {name: int(name[5:]) for name in types if _NGRAM_TYPE.fullmatch(name)}
@@ -65,10 +73,16 @@ class RougeScorer:
             raise TypeError(f"prediction must be str, got {type(prediction).__name__}")
         result = {}
         if self._whole_text:
-            target_tokens = self._tokenizer.tokenize(target)
-            prediction_tokens = self._tokenizer.tokenize(prediction)
-            matches, lcs = pair_counts(target_tokens, prediction_tokens, self._max_order, self._want_lcs)
-            lt, lp = len(target_tokens), len(prediction_tokens)
+            if self._encode is not None:
+                packed = self._encode([target, prediction], self._vocabulary(), n_jobs=1)
+                matches, lcs = pair_counts_ids(packed.ids, packed.offsets, self._max_order, self._want_lcs)
+                _, lt, end = packed.offsets.tolist()
+                lp = end - lt
+            else:
+                target_tokens = self._tokenizer.tokenize(target)
+                prediction_tokens = self._tokenizer.tokenize(prediction)
+                matches, lcs = pair_counts(target_tokens, prediction_tokens, self._max_order, self._want_lcs)
+                lt, lp = len(target_tokens), len(prediction_tokens)
         for name in self.rouge_types:
             if name == "rougeL":
                 result[name] = _score_of(lcs, lp, lt) if lt and lp else _ZERO
@@ -79,15 +93,30 @@ class RougeScorer:
                 result[name] = _score_of(matches[n - 1], max(lp - n + 1, 1), max(lt - n + 1, 1))
         return result
 
+    def _vocabulary(self) -> Vocabulary:
+        if len(self._vocab) > MAX_VOCABULARY:
+            self._vocab = Vocabulary()
+        return self._vocab
+
     def _score_lsum(self, target: str, prediction: str) -> Score:
+        target_sents = split_sentences(target, self._split_summaries)
+        prediction_sents = split_sentences(prediction, self._split_summaries)
+        if self._encode is not None:
+            packed = self._encode(target_sents + prediction_sents, self._vocabulary(), n_jobs=1)
+            offsets = packed.offsets
+            m = int(offsets[len(target_sents)])
+            n = int(offsets[-1]) - m
+            if not m or not n:
+                return _ZERO
+            return _score_of(pair_union_hits_ids(packed.ids, offsets, len(target_sents)), n, m)
         tokenize = self._tokenizer.tokenize
-        target_sents = [tokenize(s) for s in split_sentences(target, self._split_summaries)]
-        prediction_sents = [tokenize(s) for s in split_sentences(prediction, self._split_summaries)]
-        m = sum(map(len, target_sents))
-        n = sum(map(len, prediction_sents))
+        target_tokens = [tokenize(s) for s in target_sents]
+        prediction_tokens = [tokenize(s) for s in prediction_sents]
+        m = sum(map(len, target_tokens))
+        n = sum(map(len, prediction_tokens))
         if not m or not n:
             return _ZERO
-        return _score_of(pair_union_hits(target_sents, prediction_sents), n, m)
+        return _score_of(pair_union_hits(target_tokens, prediction_tokens), n, m)
 
     def score_multi(self, targets, prediction):
         """For each type, the target with the largest F (first on ties) and its whole Score."""

@@ -1,0 +1,167 @@
+"""ROUGE speed, side by side with the peers in one run (pytest-benchmark groups).
+
+Run: ``PYTHONPATH=src python -m pytest benchmarks/test_bench_rouge.py --benchmark-group-by=group``
+(``--benchmark-json=FILE`` to keep the numbers; docs/rouge.md lists the measured ratios).
+
+rouge-score-rs is pinned to one thread (RAYON_NUM_THREADS=1, set before it is imported) as the
+issue compares one thread against one thread.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+os.environ["RAYON_NUM_THREADS"] = "1"
+
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from qascore._kernels.lcs import lcs_lengths  # noqa: E402
+from qascore.compat.rouge_score import RougeScorer  # noqa: E402
+from qascore.lexical.rouge import rouge  # noqa: E402
+from qascore.text import RougeTokenizer, Vocabulary  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+MSMARCO = SHARED / "mrc" / "msmarco"
+
+
+def _answers(path):
+    return {r["query_id"]: r["answers"] for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
+
+
+@pytest.fixture(scope="module")
+def msmarco_pairs():
+    """The 9,754 MS MARCO dev queries with a reference answer: (candidates, first references)."""
+    if not MSMARCO.is_dir():
+        pytest.skip(f"shared data not found at {MSMARCO}")
+    refs = _answers(MSMARCO / "dev_as_references.json")
+    cands = _answers(MSMARCO / "dev_first_sentence_as_candidates.json")
+    queries = [q for q in refs if refs[q] and q in cands]
+    return [cands[q][0] for q in queries], [refs[q][0] for q in queries]
+
+
+@pytest.fixture(scope="module")
+def msmarco_ids(msmarco_pairs):
+    predictions, references = msmarco_pairs
+    vocab = Vocabulary()
+    tokenizer = RougeTokenizer()
+    return tokenizer.encode_batch(predictions, vocab), tokenizer.encode_batch(references, vocab)
+
+
+@pytest.fixture(scope="module")
+def long_pairs():
+    """Ten pairs of 3,000-word texts drawn from a 2,000-word vocabulary."""
+    rng = np.random.default_rng(0)
+    words = np.array([f"word{i}" for i in range(2000)])
+    make = lambda: " ".join(rng.choice(words, 3000))  # noqa: E731
+    return [make() for _ in range(10)], [make() for _ in range(10)]
+
+
+def bench_rouge_score_rs_batch(benchmark, predictions, references):
+    from rouge_score_rs.rouge_scorer import RougeScorer as RsScorer
+
+    scorer = RsScorer(["rougeL"])
+    benchmark(scorer.score_batch, references, predictions)
+
+
+# ---------------------------------------------------------------- MS MARCO, raw strings, one thread
+@pytest.mark.benchmark(group="msmarco-rougeL-raw-1thread")
+def test_msmarco_qascore_1thread(benchmark, msmarco_pairs):
+    predictions, references = msmarco_pairs
+    benchmark(rouge, predictions, references, ["rougeL"], n_jobs=1)
+
+
+@pytest.mark.benchmark(group="msmarco-rougeL-raw-1thread")
+def test_msmarco_rouge_score_rs_1thread(benchmark, msmarco_pairs):
+    bench_rouge_score_rs_batch(benchmark, *msmarco_pairs)
+
+
+@pytest.mark.benchmark(group="msmarco-rougeL-raw-1thread")
+def test_msmarco_rouge_score(benchmark, msmarco_pairs):
+    from rouge_score.rouge_scorer import RougeScorer as PeerScorer
+
+    predictions, references = msmarco_pairs
+    scorer = PeerScorer(["rougeL"])
+    benchmark.pedantic(lambda: [scorer.score(t, p) for t, p in zip(references, predictions)], rounds=1, iterations=1)
+
+
+# ---------------------------------------------------------------- threads
+@pytest.mark.benchmark(group="msmarco-rougeL-raw-threads")
+def test_msmarco_qascore_threads_1(benchmark, msmarco_pairs):
+    predictions, references = msmarco_pairs
+    benchmark(rouge, predictions, references, ["rougeL"], n_jobs=1)
+
+
+@pytest.mark.benchmark(group="msmarco-rougeL-raw-threads")
+def test_msmarco_qascore_threads_2(benchmark, msmarco_pairs):
+    predictions, references = msmarco_pairs
+    benchmark(rouge, predictions, references, ["rougeL"], n_jobs=2)
+
+
+# ---------------------------------------------------------------- kernel alone on token ids
+@pytest.mark.benchmark(group="msmarco-lcs-kernel-ids")
+def test_kernel_qascore_lcs_ids(benchmark, msmarco_ids):
+    pred, ref = msmarco_ids
+    rows = np.arange(len(pred), dtype=np.int64)
+    benchmark(lcs_lengths, pred.ids, pred.offsets, rows, ref.ids, ref.offsets, rows, 1)
+
+
+@pytest.mark.benchmark(group="msmarco-lcs-kernel-ids")
+def test_kernel_rapidfuzz_lcsseq_ids(benchmark, msmarco_ids):
+    from rapidfuzz.distance import LCSseq
+
+    pred, ref = msmarco_ids
+    # rapidfuzz's fastest input: Python lists of the same int ids (numpy rows are slower for it)
+    pairs = [(pred.row(i).tolist(), ref.row(i).tolist()) for i in range(len(pred))]
+    similarity = LCSseq.similarity
+    benchmark(lambda: [similarity(a, b) for a, b in pairs])
+
+
+@pytest.mark.benchmark(group="msmarco-lcs-kernel-ids")
+def test_kernel_rapidfuzz_cdist_ids(benchmark, msmarco_ids):
+    """rapidfuzz's own batch call (one thread) on the aligned pairs via cpdist."""
+    from rapidfuzz.distance import LCSseq
+    from rapidfuzz.process import cpdist
+
+    pred, ref = msmarco_ids
+    a = [pred.row(i).tolist() for i in range(len(pred))]
+    b = [ref.row(i).tolist() for i in range(len(ref))]
+    benchmark(cpdist, a, b, scorer=LCSseq.similarity, workers=1)
+
+
+# ---------------------------------------------------------------- long texts
+@pytest.mark.benchmark(group="long-3000-tokens-rougeL")
+def test_long_qascore(benchmark, long_pairs):
+    predictions, references = long_pairs
+    benchmark(rouge, predictions, references, ["rougeL"], n_jobs=1)
+
+
+@pytest.mark.benchmark(group="long-3000-tokens-rougeL")
+def test_long_rouge_score_rs(benchmark, long_pairs):
+    bench_rouge_score_rs_batch(benchmark, *long_pairs)
+
+
+# ---------------------------------------------------------------- one short pair, compat score()
+SHORT = ("The quick brown fox jumps over the lazy dog", "The quick brown dog jumps on the log.")
+
+
+@pytest.mark.benchmark(group="compat-score-one-short-pair")
+def test_short_qascore_compat(benchmark):
+    scorer = RougeScorer(["rougeL"])
+    benchmark(scorer.score, *SHORT)
+
+
+@pytest.mark.benchmark(group="compat-score-one-short-pair")
+def test_short_rouge_score_rs(benchmark):
+    from rouge_score_rs.rouge_scorer import RougeScorer as RsScorer
+
+    benchmark(RsScorer(["rougeL"]).score, *SHORT)
+
+
+@pytest.mark.benchmark(group="compat-score-one-short-pair")
+def test_short_rouge_score(benchmark):
+    from rouge_score.rouge_scorer import RougeScorer as PeerScorer
+
+    benchmark(PeerScorer(["rougeL"]).score, *SHORT)
