@@ -12,6 +12,7 @@ _COMMAND_MODULES = [
     "qascore.demo",
     "qascore.exam.cli",
     "qascore.lexical.cli_rouge",
+    "qascore.ava.cli",
 ]
 
 

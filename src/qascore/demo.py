@@ -9,6 +9,7 @@ from importlib import resources
 _DEMO_PARTS = [
     "qascore.exam.demo",
     "qascore.lexical.cli_rouge",
+    "qascore.ava.demo",
 ]
 
 

@@ -32,9 +32,14 @@ def length_buckets(lengths: np.ndarray, *, batch_size: int, max_batch_tokens: in
     return batches
 
 
-def pad_rows(rows: Sequence[np.ndarray], index: np.ndarray, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows ``index`` of ``rows`` as a right-padded int64 matrix and its attention mask."""
-    width = max((len(rows[i]) for i in index), default=0)
+def pad_rows(rows: Sequence[np.ndarray], index: np.ndarray, pad_id: int, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``index`` of ``rows`` as a right-padded int64 matrix and its attention mask; the
+    width is the longest row's unless a (not smaller) ``width`` is given."""
+    longest = max((len(rows[i]) for i in index), default=0)
+    if width is None:
+        width = longest
+    elif width < longest:
+        raise ValueError(f"width {width} is shorter than the longest row ({longest})")
     ids = np.full((len(index), width), pad_id, dtype=np.int64)
     mask = np.zeros((len(index), width), dtype=np.int64)
     for out_row, i in enumerate(index):
