@@ -42,8 +42,6 @@ class LexicalAnalyzer:
         self._stem = stem
         self._stopwords = stopwords
         self._cache: dict[str, str | None] = {}
-        self._id_cache: dict[str, int] = {}
-        self._id_vocab: Vocabulary | None = None
         self.name = "words-lower-nostop" + ("-stem" if stem else "")
 
     def terms(self, text: str) -> list[str]:
@@ -64,16 +62,19 @@ class LexicalAnalyzer:
     def pack(self, texts: Sequence[str], vocab: Vocabulary) -> PackedTokens:
         """Terms of many texts as packed ids (row i = text i), in one regex pass over all of them.
 
-        Same terms as :meth:`terms`; a word is analysed and interned once per vocabulary.
+        Same terms as :meth:`terms`; each distinct word is analysed once (cached across calls).
         """
-        if self._id_vocab is not vocab:
-            self._id_vocab, self._id_cache = vocab, {"\x00": _BREAK}
-        cache = self._id_cache
         joined = "\x00".join(t.replace("\x00", " ") for t in texts).lower()
         words = _WORD_OR_BREAK.findall(joined)
-        for word in set(words).difference(cache):
-            term = self._term(word)
-            cache[word] = _DROPPED if term is None else int(vocab.pack([[term]]).ids[0])
+        # Word -> id map local to the call (so concurrent calls never share it); terms themselves
+        # come from the analyser's per-word cache, and all new terms are interned in one pack.
+        distinct = list(set(words).difference(("\x00",)))
+        terms = [self._term(w) for w in distinct]
+        kept = [(w, t) for w, t in zip(distinct, terms) if t is not None]
+        cache = dict.fromkeys(distinct, _DROPPED)
+        cache["\x00"] = _BREAK
+        if kept:
+            cache.update(zip((w for w, _ in kept), vocab.pack([[t for _, t in kept]]).ids.tolist()))
         ids = np.array(list(map(cache.__getitem__, words)), dtype=np.int64)
         row = np.cumsum(ids == _BREAK)
         keep = ids >= 0
