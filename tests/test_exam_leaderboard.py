@@ -134,3 +134,15 @@ def test_cli_wikiqa_generator(tmp_path, shared_data, capsys):
     assert len(list((out / "systems").glob("*.jsonl"))) == 11
     bank = read_simple_jsonl(out / "questions.jsonl")
     assert len(bank.query_ids) == 40
+
+
+def test_demo_part_prints_scores_and_table1():
+    import io
+
+    from qascore.exam.demo import run_demo
+
+    out = io.StringIO()
+    run_demo(demo_data_dir(), out)
+    text = out.getvalue()
+    assert "good-system                    1.000" in text and "partial-system                 0.222" in text
+    assert "nDCG20 / EXAM" in text and "ROUGE-1 F1 baseline" in text
