@@ -11,7 +11,9 @@ from . import __version__
 _COMMAND_MODULES = [
     "qascore.demo",
     "qascore.lexical.cli_mrc",
+    "qascore.exam.cli",
     "qascore.lexical.cli_rouge",
+    "qascore.ava.cli",
 ]
 
 

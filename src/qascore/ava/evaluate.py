@@ -1,0 +1,174 @@
+"""Point-wise and system-wise evaluation of AVA against human labels.
+
+Point-wise: precision, recall, F1 (of the 'correct' class) and accuracy.
+System-wise (the paper's protocol): each system's accuracy, or P@1 / MAP / MRR of its ranked
+candidate lists, measured with the gold labels and with AVA's predicted labels; questions whose
+gold labels are all 0 or all 1 are skipped for ranked metrics (as TANDA does). The decision
+threshold is tuned on a dev set to minimise the RMSE between AVA's and the gold system scores.
+Agreement: RMSE with the standard deviation of the per-system absolute errors, and Kendall
+tau-b with its p-value between the two rankings of systems.
+"""
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..signature import make_signature
+from ..stats import kendalltau
+
+THRESHOLD_GRID = np.round(np.arange(0.01, 1.0, 0.01), 2)
+
+
+@dataclass
+class PointwiseResult:
+    precision: float
+    recall: float
+    f1: float
+    accuracy: float
+    n: int
+
+    def as_dict(self) -> dict:
+        return dict(precision=self.precision, recall=self.recall, f1=self.f1, accuracy=self.accuracy, n=self.n)
+
+
+def pointwise(labels, predictions) -> PointwiseResult:
+    """P/R/F1 of the positive ('correct') class and accuracy; an empty class gives 0, not NaN."""
+    y = np.asarray(labels, dtype=np.int64)
+    p = np.asarray(predictions, dtype=np.int64)
+    if y.shape != p.shape:
+        raise ValueError(f"labels and predictions differ in shape: {y.shape} vs {p.shape}")
+    if len(y) == 0:
+        raise ValueError("point-wise evaluation of zero items is undefined")
+    tp = int(np.sum((p == 1) & (y == 1)))
+    precision = tp / max(int(p.sum()), 1) if p.sum() else 0.0
+    recall = tp / int(y.sum()) if y.sum() else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return PointwiseResult(precision, recall, f1, float(np.mean(p == y)), len(y))
+
+
+def system_accuracies(values, systems) -> dict:
+    """Mean of ``values`` (0/1 labels or predictions) per system, systems in first-seen order."""
+    values = np.asarray(values, dtype=np.float64)
+    order = list(dict.fromkeys(systems))
+    systems = np.asarray(systems)
+    return {s: float(values[systems == s].mean()) for s in order}
+
+
+def ranking_metrics(scores, labels, groups) -> dict:
+    """P@1, MAP and MRR of candidate lists ranked by ``scores`` (descending, stable), one list per
+    group id; lists whose ``labels`` are all 0 or all 1 are skipped. ``labels`` are the relevance
+    used to score the ranking (gold labels, or AVA's predicted labels)."""
+    scores, labels, groups = np.asarray(scores, float), np.asarray(labels, int), np.asarray(groups)
+    p1, ap, rr = [], [], []
+    for g in dict.fromkeys(groups.tolist()):
+        idx = np.flatnonzero(groups == g)
+        rel = labels[idx][np.argsort(-scores[idx], kind="stable")]
+        if rel.sum() == 0 or rel.sum() == len(rel):
+            continue
+        hits = np.flatnonzero(rel == 1)
+        p1.append(float(rel[0]))
+        ap.append(float(np.mean(np.arange(1, len(hits) + 1) / (hits + 1))))
+        rr.append(1.0 / (hits[0] + 1))
+    if not p1:
+        raise ValueError("every candidate list has all-0 or all-1 labels: ranking metrics are undefined")
+    return {"P@1": float(np.mean(p1)), "MAP": float(np.mean(ap)), "MRR": float(np.mean(rr)), "questions": len(p1)}
+
+
+@dataclass
+class Agreement:
+    rmse: float
+    std: float
+    kendall_tau: float
+    kendall_p: float
+    n_systems: int
+
+    def as_dict(self) -> dict:
+        return dict(rmse=self.rmse, std=self.std, kendall_tau=self.kendall_tau, kendall_p=self.kendall_p,
+                    n_systems=self.n_systems)
+
+
+def agreement(estimated: dict, gold: dict) -> Agreement:
+    """RMSE (and std of the absolute errors) and Kendall tau-b between AVA's and the gold scores."""
+    systems = list(gold)
+    a = np.array([estimated[s] for s in systems])
+    h = np.array([gold[s] for s in systems])
+    err = np.abs(a - h)
+    tau = kendalltau(a, h, variant="b") if len(systems) > 1 else None
+    return Agreement(float(np.sqrt(np.mean(err ** 2))), float(err.std()),
+                     float("nan") if tau is None else float(tau.statistic),
+                     float("nan") if tau is None else float(tau.pvalue), len(systems))
+
+
+def tune_threshold(probabilities, labels, systems) -> float:
+    """The threshold (grid 0.01..0.99) minimising RMSE between estimated and gold system
+    accuracies; ties go to the threshold closest to 0.5."""
+    gold = system_accuracies(labels, systems)
+    best, best_key = 0.5, None
+    for th in THRESHOLD_GRID:
+        est = system_accuracies(np.asarray(probabilities) >= th, systems)
+        key = (round(agreement(est, gold).rmse, 12), abs(th - 0.5))
+        if best_key is None or key < best_key:
+            best, best_key = float(th), key
+    return best
+
+
+@dataclass
+class SystemwiseReport:
+    gold: dict
+    estimated: dict
+    agreement: Agreement
+    threshold: float
+    signature: str
+
+    def as_dict(self) -> dict:
+        return dict(gold=self.gold, estimated=self.estimated, agreement=self.agreement.as_dict(),
+                    threshold=self.threshold, signature=self.signature)
+
+
+def systemwise_accuracy(probabilities, labels, systems, threshold: float, *, model_signature: str = "") -> SystemwiseReport:
+    gold = system_accuracies(labels, systems)
+    estimated = system_accuracies(np.asarray(probabilities) >= threshold, systems)
+    sig = make_signature("ava-systemwise", measure="accuracy", threshold=f"{threshold:.2f}", model=model_signature or "-")
+    return SystemwiseReport(gold, estimated, agreement(estimated, gold), threshold, sig)
+
+
+# --- baselines (SQuAD-style normalisation) --------------------------------------------------
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = str.maketrans("", "", string.punctuation)
+
+
+def squad_normalise(text: str) -> str:
+    return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCT)).split())
+
+
+def baseline_predictions(name: str, candidates, gold_alternatives) -> np.ndarray:
+    """0/1 per row: 'exact_match' (candidate equals a gold alternative), 'token_f1' (SQuAD
+    token F1 >= 0.5 with some alternative), 'containment' (a gold alternative occurs in the
+    candidate), all after SQuAD normalisation."""
+    out = np.zeros(len(candidates), dtype=np.int64)
+    for i, (cand, golds) in enumerate(zip(candidates, gold_alternatives)):
+        c = squad_normalise(cand)
+        gs = [squad_normalise(g) for g in golds]
+        if name == "exact_match":
+            out[i] = any(c == g for g in gs)
+        elif name == "containment":
+            out[i] = any(g and f" {g} " in f" {c} " for g in gs)
+        elif name == "token_f1":
+            out[i] = max((_token_f1(c.split(), g.split()) for g in gs), default=0.0) >= 0.5
+        else:
+            raise ValueError(f"unknown baseline {name!r}")
+    return out
+
+
+def _token_f1(pred: list, gold: list) -> float:
+    from collections import Counter
+
+    common = sum((Counter(pred) & Counter(gold)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(gold)
+    return 2 * precision * recall / (precision + recall)

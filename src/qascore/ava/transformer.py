@@ -1,0 +1,114 @@
+"""Transformer AVA models on ONNX Runtime (no torch): p(correct | question, reference, candidate).
+
+A model directory holds ``model.onnx``, ``tokenizer.json`` and ``model.json`` (architecture,
+window, tuned threshold, recipe). The default one ships in ``qascore/models/ava``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..models import bundled_path
+from ..runtime.batching import pad_rows, run_bucketed
+from ..runtime.session import ModelFileError, OnnxSession, check_model_file
+from ..runtime.tokenize import TextTokenizer
+from ..signature import make_signature
+from .inputs import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
+
+
+def expand_rows(questions, references, candidates):
+    """One row per (triple, reference): q, r, t lists and the owning triple index of each row."""
+    q, r, t, owner = [], [], [], []
+    for i, refs in enumerate(references):
+        refs = [refs] if isinstance(refs, str) else refs
+        if len(refs) == 0:
+            raise ValueError(f"references[{i}] is empty: every triple needs at least one reference")
+        for ref in refs:
+            q.append(questions[i]); r.append(ref); t.append(candidates[i]); owner.append(i)
+    return q, r, t, np.asarray(owner, dtype=np.int64)
+
+
+def mean_by_owner(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    return np.bincount(owner, weights=values, minlength=n) / np.maximum(np.bincount(owner, minlength=n), 1)
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=np.float64)))
+
+
+class OnnxAvaModel:
+    """An exported a0/a1/a2 network. ``predict_proba(q, refs, t)`` averages over references."""
+
+    def __init__(self, model_path, *, tokenizer_file, arch: str, device: str = "auto", n_threads: int | None = None,
+                 batch_size: int = 32, max_length: int = PAIR_MAX_LENGTH, threshold: float = 0.5,
+                 truncation: str = "warn", recipe: dict | None = None) -> None:
+        slots_of(arch)
+        self.arch = arch
+        self.threshold = float(threshold)
+        self.batch_size = batch_size
+        self.truncation = truncation
+        self.recipe = recipe or {}
+        self.model_path = check_model_file(model_path)
+        self.tokenizer = TextTokenizer(tokenizer_file, max_length=max_length)
+        self.session = OnnxSession(self.model_path, device=device, n_threads=n_threads,
+                                   input_names=input_names(arch), output_names=["logits"])
+
+    @classmethod
+    def from_dir(cls, directory, **options) -> "OnnxAvaModel":
+        directory = Path(directory)
+        meta_path = check_model_file(directory / "model.json", "AVA model description (model.json)")
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        for key in ("arch", "max_length", "threshold"):
+            if key not in meta:
+                raise ModelFileError(f"{meta_path}: missing key {key!r}")
+        options.setdefault("threshold", meta["threshold"])
+        return cls(directory / "model.onnx", tokenizer_file=directory / "tokenizer.json", arch=meta["arch"],
+                   max_length=meta["max_length"], recipe=meta, **options)
+
+    @property
+    def signature(self) -> str:
+        return make_signature("ava", model=self.recipe.get("name", self.arch), arch=self.arch,
+                              threshold=f"{self.threshold:.2f}", max_length=self.tokenizer.max_length,
+                              refs="mean", runtime=self.session.describe())
+
+    def logits_of_slots(self, slots: list) -> np.ndarray:
+        """Logits for pre-encoded slots (one :class:`~qascore.runtime.Encoded` per slot)."""
+        names = input_names(self.arch)
+        pad = self.tokenizer.pad_id
+
+        def run_batch(index):
+            feeds = {}
+            width = max(int(enc.lengths()[index].max()) for enc in slots)  # slots share one width
+            for k, enc in enumerate(slots):
+                ids, mask = pad_rows(enc.ids, index, pad, width=width)
+                types, _ = pad_rows(enc.type_ids, index, 0, width=width)
+                feeds[names[3 * k]], feeds[names[3 * k + 1]], feeds[names[3 * k + 2]] = ids, mask, types
+            return self.session.run(feeds, ["logits"])[0]
+
+        lengths = np.max([enc.lengths() for enc in slots], axis=0)
+        return run_bucketed(lengths, run_batch, batch_size=self.batch_size)
+
+    def predict_proba(self, questions, references, candidates) -> np.ndarray:
+        """p(correct) per triple; ``references[i]`` is a string or a list (scores averaged)."""
+        n = len(questions)
+        if not (len(references) == n == len(candidates)):
+            raise ValueError(f"questions, references and candidates differ in length ({n}, {len(references)}, {len(candidates)})")
+        if n == 0:
+            return np.zeros(0)
+        q, r, t, owner = expand_rows(questions, references, candidates)
+        slots = [self.tokenizer.encode(a, b, truncation=self.truncation) for a, b in build_pairs(self.arch, q, r, t)]
+        return mean_by_owner(sigmoid(self.logits_of_slots(slots)), owner, n)
+
+    def predict(self, questions, references, candidates) -> np.ndarray:
+        return (self.predict_proba(questions, references, candidates) >= self.threshold).astype(np.int64)
+
+
+def default_model_dir() -> Path:
+    return bundled_path("ava")
+
+
+def load_default_model(**options) -> OnnxAvaModel:
+    """The shipped AVA model (int8 ONNX, see docs/ava.md for its recipe)."""
+    return OnnxAvaModel.from_dir(default_model_dir(), **options)

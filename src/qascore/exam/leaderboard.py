@@ -1,0 +1,111 @@
+"""Leaderboards for EXAM: official leaderboard files, EXAM/ROUGE leaderboards, correlation, plot.
+
+Correlation is :func:`qascore.stats.leaderboard_correlation` (Spearman and Kendall tau-b, systems
+within standard error of each other tied and the ties broken at random over repeats, as the paper
+does). This module only shapes EXAM's data into :class:`qascore.stats.Leaderboard`.
+
+Official leaderboard file: one system per line, ``system<whitespace>score[<whitespace>stderr]``;
+blank lines and ``#`` lines are skipped; higher is better. A standard error is carried as two pseudo
+per-query scores ``score - se`` and ``score + se``, whose mean and standard error are exactly
+``score`` and ``se`` (up to float rounding), so the stats module's standard-error ties apply.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import InputFormatError
+from ..io import iter_lines
+from ..stats import Leaderboard, leaderboard_correlation
+
+
+def leaderboard_from_means(means: dict, stderr: dict | None = None, name: str = "") -> Leaderboard:
+    """A stats Leaderboard from final scores and optional standard errors."""
+    if stderr is None:
+        return Leaderboard.from_means(means, name=name)
+    return Leaderboard({s: [m - stderr[s], m + stderr[s]] for s, m in means.items()}, name=name)
+
+
+def exam_leaderboard(result, measure: str = "exam", name: str = "EXAM") -> Leaderboard:
+    """EXAM (per-query scores, so standard errors are EXAM's own) or n-EXAM (final scores only)."""
+    if measure == "exam":
+        return Leaderboard({s: [v.per_query[q] for q in result.query_ids] for s, v in result.systems.items()},
+                           queries=result.query_ids, name=name)
+    return Leaderboard.from_means({s: getattr(v, measure) for s, v in result.systems.items()}, name=name)
+
+
+def read_leaderboard(path, name: str | None = None) -> Leaderboard:
+    means: dict[str, float] = {}
+    stderr: dict[str, float] = {}
+    for lineno, line in iter_lines(path):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) not in (2, 3):
+            raise InputFormatError(path, lineno, f"expected 'system score [stderr]', got {len(parts)} fields")
+        try:
+            values = [float(v) for v in parts[1:]]
+        except ValueError:
+            raise InputFormatError(path, lineno, "score and stderr must be numbers") from None
+        if any(v != v or abs(v) == float("inf") for v in values):
+            raise InputFormatError(path, lineno, "score and stderr must be finite")
+        if len(values) == 2 and values[1] < 0:
+            raise InputFormatError(path, lineno, "stderr must be >= 0")
+        if parts[0] in means:
+            raise InputFormatError(path, lineno, f"duplicate system {parts[0]!r}")
+        means[parts[0]] = values[0]
+        stderr[parts[0]] = values[1] if len(values) == 2 else 0.0
+    if len(means) < 2:
+        raise InputFormatError(path, None, "a leaderboard needs at least two systems")
+    return leaderboard_from_means(means, stderr if any(stderr.values()) else None, name=name or str(path))
+
+
+@dataclass
+class CorrelationRow:
+    a: str
+    b: str
+    spearman_mean: float
+    spearman_std: float
+    kendall_mean: float
+    kendall_std: float
+    signature: str
+
+
+def correlate(a: Leaderboard, b: Leaderboard, *, repeats: int = 10, ties: str = "standard_error",
+              seed: int = 0) -> CorrelationRow:
+    r = leaderboard_correlation(a, b, repeats=repeats, ties=ties, seed=seed)
+    return CorrelationRow(a.name, b.name, r.spearman_mean, r.spearman_std, r.kendall_mean, r.kendall_std, r.signature)
+
+
+def correlation_report(a: Leaderboard, b: Leaderboard, *, repeats: int = 10, ties: str = "standard_error",
+                       seed: int = 0) -> str:
+    r = correlate(a, b, repeats=repeats, ties=ties, seed=seed)
+    return (f"{a.name} vs {b.name}: Spearman {r.spearman_mean:+.3f} (std {r.spearman_std:.3f}), "
+            f"Kendall tau-b {r.kendall_mean:+.3f} (std {r.kendall_std:.3f}) over {repeats} random tie-breaks\n"
+            f"{r.signature}")
+
+
+def plot_leaderboards(x: Leaderboard, y: Leaderboard, path, *, title: str | None = None) -> None:
+    """A PNG scatter of the systems (means with standard-error bars on both axes), points labelled."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError("plotting needs matplotlib: pip install 'qascore[plot]'") from None
+    missing = sorted(set(x.systems) ^ set(y.systems))
+    if missing:
+        raise ValueError(f"leaderboards differ in systems: {missing}")
+    y = y.subset(x.systems)
+    fig, ax = plt.subplots(figsize=(6.4, 4.8), dpi=100)
+    ax.errorbar(x.means, y.means, xerr=x.standard_errors, yerr=y.standard_errors, fmt="o", capsize=3, markersize=4)
+    for s, xv, yv in zip(x.systems, x.means, y.means):
+        ax.annotate(s, (xv, yv), textcoords="offset points", xytext=(4, 3), fontsize=7)
+    ax.set_xlabel(x.name or "EXAM")
+    ax.set_ylabel(y.name or "official measure")
+    if title:
+        ax.set_title(title)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    plt.close(fig)

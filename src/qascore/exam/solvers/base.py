@@ -1,0 +1,102 @@
+"""The solver interface: a solver answers each question from one article, or abstains.
+
+Solvers work in batches: ``solve(articles, questions)`` takes a list of articles (each a list of
+paragraph strings) and, per article, the questions to answer from it. Sharing one call across all
+systems lets a solver prepare each distinct paragraph once (tokenise, encode) however many systems
+retrieved it.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..analysis import split_sentences
+from ..model import ExamQuestion
+
+
+@dataclass(frozen=True)
+class SolverAnswer:
+    """``label``: the chosen choice (None = abstained). ``text``: the answer of a free-text question."""
+
+    label: str | None
+    confidence: float
+    text: str | None = None
+
+    @property
+    def answered(self) -> bool:
+        return self.label is not None or self.text is not None
+
+
+ABSTAIN = SolverAnswer(None, 0.0)
+
+
+class Solver(ABC):
+    """Answers exam questions from articles. Subclasses set ``name`` and ``settings()``."""
+
+    name: str = "solver"
+
+    @abstractmethod
+    def solve(self, articles: Sequence[Sequence[str]],
+              questions: Sequence[Sequence[ExamQuestion]]) -> list[list[SolverAnswer]]:
+        """One answer per question, in the order given, for each article."""
+
+    def settings(self) -> dict:
+        return {}
+
+
+class SentenceCorpus:
+    """Distinct paragraphs of a batch of articles, split into sentences once.
+
+    ``sentences`` lists every distinct paragraph's sentences in order; paragraph p owns
+    ``sentences[par_sent_off[p]:par_sent_off[p+1]]``; article a is paragraphs
+    ``art_pars[art_par_off[a]:art_par_off[a+1]]``.
+    """
+
+    def __init__(self, articles: Sequence[Sequence[str]]):
+        index: dict[str, int] = {}
+        self.sentences: list[str] = []
+        par_sent_off = [0]
+        art_pars: list[int] = []
+        art_par_off = [0]
+        for paragraphs in articles:
+            for text in paragraphs:
+                p = index.get(text)
+                if p is None:
+                    p = index[text] = len(index)
+                    self.sentences.extend(split_sentences(text))
+                    par_sent_off.append(len(self.sentences))
+                art_pars.append(p)
+            art_par_off.append(len(art_pars))
+        self.par_sent_off = np.asarray(par_sent_off, dtype=np.int64)
+        self.art_pars = np.asarray(art_pars, dtype=np.int64)
+        self.art_par_off = np.asarray(art_par_off, dtype=np.int64)
+
+    @property
+    def n_paragraphs(self) -> int:
+        return len(self.par_sent_off) - 1
+
+    def article_sentence_ids(self, a: int) -> np.ndarray:
+        """Global sentence indices of article ``a`` in reading order."""
+        pars = self.art_pars[self.art_par_off[a]:self.art_par_off[a + 1]]
+        if len(pars) == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.concatenate([np.arange(self.par_sent_off[p], self.par_sent_off[p + 1]) for p in pars])
+
+
+def pick_with_margin(scores: np.ndarray, margin: float, floor: float = 0.0) -> tuple[int, float]:
+    """The best index if it beats the runner-up by more than ``margin`` (and exceeds ``floor``), else -1.
+
+    Returns (index or -1, best minus runner-up). A single choice is compared with ``floor``.
+    """
+    if len(scores) == 0:
+        return -1, 0.0
+    order = np.argsort(-scores, kind="stable")
+    best = float(scores[order[0]])
+    second = float(scores[order[1]]) if len(scores) > 1 else floor
+    gap = best - max(second, floor)
+    if best <= floor or gap <= margin:
+        return -1, max(gap, 0.0)
+    return int(order[0]), gap

@@ -1,0 +1,180 @@
+"""Lexical multiple-choice solver: best sentence's idf-weighted overlap with question plus choice.
+
+The hot loop is the compiled kernel ``qascore._kernels.exam_lexical`` over packed term ids; this
+module packs each distinct paragraph and each question once per batch and splits the tasks across
+threads (the kernel releases the GIL).
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..._kernels import exam_lexical as _kernel
+from ..._parallel import resolve_n_jobs
+from ...text import Vocabulary, porter_stem
+from ..analysis import LexicalAnalyzer
+from ..model import ExamQuestion
+from .base import SentenceCorpus, Solver, SolverAnswer
+
+
+def smoothed_idf(df: np.ndarray, n_docs: int) -> np.ndarray:
+    """``log(1 + (N + 1) / (df + 1))``: positive for every term, also for terms no document has."""
+    return np.log1p((n_docs + 1.0) / (df.astype(np.float64) + 1.0))
+
+
+class PackedQuestions:
+    """Distinct question terms and each choice's own distinct terms (not in the question), packed."""
+
+    def __init__(self, questions: Sequence[ExamQuestion], analyzer: LexicalAnalyzer, vocab: Vocabulary):
+        q_terms, ch_terms, q_choice_off = [], [], [0]
+        for q in questions:
+            qt = list(dict.fromkeys(analyzer.terms(q.text)))
+            q_terms.append(qt)
+            seen = set(qt)
+            for choice in q.choices.values():
+                ch_terms.append([t for t in dict.fromkeys(analyzer.terms(choice)) if t not in seen])
+            q_choice_off.append(len(ch_terms))
+        self.q = vocab.pack(q_terms)
+        self.ch = vocab.pack(ch_terms)
+        self.q_choice_off = np.asarray(q_choice_off, dtype=np.int64)
+
+
+class LexicalSolver(Solver):
+    """Each choice scores the best sentence's idf-weighted overlap with the question's terms plus the
+    choice's own terms, normalised by their total idf; a sentence must contain one of the choice's own
+    terms to support it. Answers the best choice when it beats the runner-up by more than ``margin``.
+
+    idf is computed over the distinct paragraphs of the batch (all systems' articles pooled) unless
+    ``idf_corpus`` (a list of texts) fixes it. Terms are lowercased words without stopwords, Porter
+    stemmed unless ``stem=False``. Free-text questions get the sentence that best matches
+    the question as their answer.
+    """
+
+    name = "lexical"
+
+    def __init__(self, margin: float = 0.0, *, stem: bool = True, idf_corpus: Sequence[str] | None = None,
+                 n_jobs: int | None = None):
+        if margin < 0:
+            raise ValueError(f"margin must be >= 0, got {margin}")
+        self.margin = float(margin)
+        self.analyzer = LexicalAnalyzer(stem=porter_stem if stem else None)
+        self.idf_corpus = list(idf_corpus) if idf_corpus is not None else None
+        self.n_jobs = n_jobs
+
+    def settings(self) -> dict:
+        return {"solver": self.name, "margin": self.margin, "terms": self.analyzer.name,
+                "idf": "given-corpus" if self.idf_corpus is not None else "pooled-paragraphs"}
+
+    def solve(self, articles, questions):
+        run = self.run(articles, questions)
+        return self._answers(run)
+
+    def run(self, articles, questions) -> "LexicalRun":
+        """Score every choice of every (article, question) task; the raw arrays other solvers build on."""
+        if len(articles) != len(questions):
+            raise ValueError(f"{len(articles)} articles but {len(questions)} question lists")
+        corpus = SentenceCorpus(articles)
+        vocab = Vocabulary()
+        sents = self.analyzer.pack(corpus.sentences, vocab)
+        flat_questions = [q for qs in questions for q in qs]
+        # Systems share the bank's questions: analyse each distinct question object once.
+        distinct: dict[int, int] = {}
+        task_question = np.fromiter((distinct.setdefault(id(q), len(distinct)) for q in flat_questions),
+                                    dtype=np.int64, count=len(flat_questions))
+        unique_questions = list({id(q): q for q in flat_questions}.values())
+        packed_q = PackedQuestions(unique_questions, self.analyzer, vocab)
+        idf = self._idf(vocab, sents, corpus)
+
+        n_q = np.fromiter((len(qs) for qs in questions), dtype=np.int64, count=len(questions))
+        task_article = np.repeat(np.arange(len(articles), dtype=np.int64), n_q)
+        n_choices = np.diff(packed_q.q_choice_off)[task_question]
+        task_choice_off = np.zeros(len(flat_questions) + 1, dtype=np.int64)
+        np.cumsum(n_choices, out=task_choice_off[1:])
+
+        out = {
+            "choice_score": np.zeros(task_choice_off[-1], dtype=np.float64),
+            "choice_sent": np.full(task_choice_off[-1], -1, dtype=np.int64),
+            "question_sent": np.full(len(flat_questions), -1, dtype=np.int64),
+            "answer": np.full(len(flat_questions), -1, dtype=np.int64),
+            "confidence": np.zeros(len(flat_questions), dtype=np.float64),
+        }
+        args = (sents.ids, sents.offsets, corpus.par_sent_off, corpus.art_par_off,
+                corpus.art_pars, packed_q.q.ids, packed_q.q.offsets, packed_q.ch.ids, packed_q.ch.offsets,
+                packed_q.q_choice_off, task_article, task_question, task_choice_off, idf, self.margin)
+        outs = (out["choice_score"], out["choice_sent"], out["question_sent"], out["answer"], out["confidence"])
+        ranges = _task_ranges(task_article, resolve_n_jobs(self.n_jobs))
+        if len(ranges) == 1:
+            _kernel.solve_lexical(*args, *ranges[0], *outs)
+        else:
+            with ThreadPoolExecutor(len(ranges)) as pool:
+                list(pool.map(lambda r: _kernel.solve_lexical(*args, *r, *outs), ranges))
+        return LexicalRun(corpus, flat_questions, n_q, task_choice_off, out)
+
+    def _idf(self, vocab: Vocabulary, sents, corpus: SentenceCorpus) -> np.ndarray:
+        if self.idf_corpus is not None:
+            docs = self.analyzer.pack(self.idf_corpus, vocab)
+            ids, doc_token_off = docs.ids, docs.offsets
+        else:  # documents = distinct paragraphs, whose sentences (and so tokens) are contiguous
+            ids, doc_token_off = sents.ids, sents.offsets[corpus.par_sent_off]
+        df = _kernel.document_frequency(ids, np.ascontiguousarray(doc_token_off, dtype=np.int64), len(vocab))
+        return smoothed_idf(df, len(doc_token_off) - 1)
+
+    @staticmethod
+    def _answers(run: "LexicalRun"):
+        flat_questions, n_q, corpus, out = run.questions, run.n_questions, run.corpus, run.out
+        answers: list[list[SolverAnswer]] = []
+        t = 0
+        for a, count in enumerate(n_q):
+            row = []
+            sentence_ids = None
+            for q in flat_questions[t:t + count]:
+                if q.is_multiple_choice:
+                    k = out["answer"][t]
+                    label = list(q.choices)[k] if k >= 0 else None
+                    row.append(SolverAnswer(label, float(out["confidence"][t])))
+                else:
+                    s = out["question_sent"][t]
+                    if s < 0:
+                        row.append(SolverAnswer(None, 0.0))
+                    else:
+                        if sentence_ids is None:
+                            sentence_ids = corpus.article_sentence_ids(a)
+                        row.append(SolverAnswer(None, 1.0, corpus.sentences[sentence_ids[s]]))
+                t += 1
+            answers.append(row)
+        return answers
+
+
+@dataclass
+class LexicalRun:
+    """Kernel outputs of one batch. Task t is question ``questions[t]``; its choices' rows are
+    ``task_choice_off[t]:task_choice_off[t+1]`` of ``out["choice_score"]`` / ``out["choice_sent"]``;
+    sentence indices are local to the task's article (see ``corpus.article_sentence_ids``)."""
+
+    corpus: SentenceCorpus
+    questions: list
+    n_questions: np.ndarray
+    task_choice_off: np.ndarray
+    out: dict
+
+    def task_article(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.n_questions)), self.n_questions)
+
+
+def _task_ranges(task_article: np.ndarray, n_jobs: int) -> list[tuple[int, int]]:
+    """Split tasks into at most ``n_jobs`` contiguous ranges that never cut an article's run."""
+    n = len(task_article)
+    if n == 0:
+        return [(0, 0)]
+    cuts = [0]
+    for j in range(1, n_jobs):
+        i = int(n * j / n_jobs)
+        while 0 < i < n and task_article[i] == task_article[i - 1]:
+            i += 1
+        if cuts[-1] < i < n:
+            cuts.append(i)
+    cuts.append(n)
+    return list(zip(cuts[:-1], cuts[1:]))

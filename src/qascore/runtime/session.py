@@ -1,0 +1,175 @@
+"""One onnxruntime session per model file, on the device the caller asked for and really got.
+
+onnxruntime-gpu accepts ``CUDAExecutionProvider`` even where CUDA cannot start and then runs on
+the CPU after logging an error; the session's own provider list is the truth, so every session
+is checked against it and says which device it runs on.
+"""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from .._parallel import resolve_n_jobs
+from ..errors import QascoreError
+
+DEVICES = ("auto", "cpu", "cuda")
+_CUDA = "CUDAExecutionProvider"
+_CPU = "CPUExecutionProvider"
+_NUMPY_OF_ONNX = {
+    "tensor(int64)": np.int64,
+    "tensor(int32)": np.int32,
+    "tensor(float)": np.float32,
+    "tensor(float16)": np.float16,
+    "tensor(bool)": np.bool_,
+}
+
+
+class ModelFileError(QascoreError, FileNotFoundError):
+    """A model or tokenizer file is missing or is not a loadable model."""
+
+
+class ModelInputError(QascoreError, ValueError):
+    """A model's declared inputs or outputs are not the ones the caller feeds or reads."""
+
+
+class DeviceUnavailableError(QascoreError, RuntimeError):
+    """CUDA was asked for but onnxruntime cannot run the model on it."""
+
+
+def _onnxruntime():
+    try:
+        import onnxruntime
+    except ImportError as exc:  # pragma: no cover - depends on the extra installed
+        raise ImportError(
+            "qascore's transformer models need onnxruntime: pip install 'qascore[onnx]' "
+            "(or 'qascore[gpu]' for CUDA; never both)"
+        ) from exc
+    return onnxruntime
+
+
+def available_devices() -> list[str]:
+    """Devices this onnxruntime build offers (``cuda`` only when its provider is compiled in)."""
+    providers = _onnxruntime().get_available_providers()
+    return ["cpu"] + (["cuda"] if _CUDA in providers else [])
+
+
+def check_model_file(path, what: str = "model") -> Path:
+    """The path as a Path, or ModelFileError naming it when it is not a readable file."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f"{what} file not found: {path}")
+    return path
+
+
+class OnnxSession:
+    """An onnxruntime InferenceSession with a checked device, thread settings and checked inputs.
+
+    ``device``: ``"cpu"``; ``"cuda"`` (an error when CUDA is unavailable or the session fell
+    back to the CPU); ``"auto"`` (CUDA when it really starts, else the CPU with a warning that
+    names the reason). ``n_threads``: intra-op threads on the CPU (None = all cores).
+    ``input_names``: the inputs the caller will feed; the model must declare exactly these.
+    """
+
+    def __init__(
+        self,
+        model_path,
+        *,
+        device: str = "auto",
+        n_threads: int | None = None,
+        input_names: Iterable[str] | None = None,
+        output_names: Iterable[str] | None = None,
+    ) -> None:
+        if device not in DEVICES:
+            raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
+        ort = _onnxruntime()
+        self.model_path = check_model_file(model_path)
+        self.n_threads = resolve_n_jobs(n_threads)
+        self.requested_device = device
+        self.fallback_reason: str | None = None
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.n_threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3  # the fallback is reported by us, not by ORT's log
+
+        cuda_offered = _CUDA in ort.get_available_providers()
+        if device == "cuda" and not cuda_offered:
+            raise DeviceUnavailableError(
+                "device='cuda' but this onnxruntime build has no CUDAExecutionProvider "
+                f"(providers: {ort.get_available_providers()}); install 'qascore[gpu]' instead of 'qascore[onnx]'"
+            )
+        providers = [_CUDA, _CPU] if device in ("cuda", "auto") and cuda_offered else [_CPU]
+        try:
+            self._session = ort.InferenceSession(str(self.model_path), sess_options=options, providers=providers)
+        except Exception as exc:  # ORT raises its own Fail/InvalidGraph types
+            raise ModelFileError(f"cannot load ONNX model {self.model_path}: {exc}") from exc
+
+        got = self._session.get_providers()
+        self.device = "cuda" if got and got[0] == _CUDA else "cpu"
+        if _CUDA in providers and self.device != "cuda":
+            self.fallback_reason = f"onnxruntime was given CUDA but the session runs on {got}"
+            if device == "cuda":
+                raise DeviceUnavailableError(
+                    f"device='cuda' but {self.fallback_reason}: no usable GPU or CUDA/cuDNN libraries"
+                )
+            warnings.warn(f"device='auto' fell back to the CPU: {self.fallback_reason}", RuntimeWarning, stacklevel=2)
+
+        self._inputs = {i.name: i for i in self._session.get_inputs()}
+        self._outputs = [o.name for o in self._session.get_outputs()]
+        if input_names is not None:
+            expected = set(input_names)
+            if expected != set(self._inputs):
+                raise ModelInputError(
+                    f"{self.model_path}: model inputs {sorted(self._inputs)} do not match the expected {sorted(expected)}"
+                )
+        if output_names is not None:
+            missing = [name for name in output_names if name not in self._outputs]
+            if missing:
+                raise ModelInputError(f"{self.model_path}: model has no output(s) {missing}; it has {self._outputs}")
+        self._input_dtypes = {
+            name: _NUMPY_OF_ONNX.get(arg.type) for name, arg in self._inputs.items()
+        }
+
+    @property
+    def input_names(self) -> list[str]:
+        return list(self._inputs)
+
+    @property
+    def output_names(self) -> list[str]:
+        return list(self._outputs)
+
+    def describe(self) -> str:
+        """Short settings text for signatures: provider and thread count."""
+        threads = "gpu" if self.device == "cuda" else str(self.n_threads)
+        return f"onnxruntime-{_onnxruntime().__version__}|device:{self.device}|threads:{threads}"
+
+    def run(self, feeds: Mapping[str, np.ndarray], output_names: Iterable[str] | None = None) -> list[np.ndarray]:
+        """Run the model on host arrays; inputs are cast to the dtypes the model declares."""
+        unknown = set(feeds) - set(self._inputs)
+        missing = set(self._inputs) - set(feeds)
+        if unknown or missing:
+            raise ModelInputError(
+                f"{self.model_path}: fed inputs {sorted(feeds)} but the model takes {sorted(self._inputs)}"
+            )
+        arrays = {}
+        for name, value in feeds.items():
+            dtype = self._input_dtypes[name]
+            arrays[name] = np.ascontiguousarray(value if dtype is None else np.asarray(value, dtype=dtype))
+        names = list(output_names) if output_names is not None else self._outputs
+        if self.device == "cuda":
+            return self._run_bound(arrays, names)
+        return self._session.run(names, arrays)
+
+    def _run_bound(self, arrays: dict, names: list[str]) -> list[np.ndarray]:
+        # io-binding lets ORT allocate outputs on the GPU and copy once, instead of per-run staging.
+        binding = self._session.io_binding()
+        for name, array in arrays.items():
+            binding.bind_cpu_input(name, array)
+        for name in names:
+            binding.bind_output(name, "cuda")
+        self._session.run_with_iobinding(binding)
+        return binding.copy_outputs_to_cpu()

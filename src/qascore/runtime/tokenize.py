@@ -1,0 +1,93 @@
+"""Tokenisation with Hugging Face ``tokenizers`` into unpadded id rows, with truncation reported.
+
+Texts longer than the model's window are cut (longest-first for pairs, as BERT training does),
+and every cut is counted and named: ``truncation="warn"`` warns with the count and the first
+indices, ``"error"`` raises, ``"allow"`` only records it in :attr:`Encoded.truncated`.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import QascoreError, check_same_length, check_text_batch
+from .session import check_model_file
+
+TRUNCATION_POLICIES = ("warn", "error", "allow")
+
+
+class TruncationError(QascoreError, ValueError):
+    """A text did not fit the model's window and truncation='error' was asked for."""
+
+
+class TruncationWarning(UserWarning):
+    """Some texts were cut to the model's window."""
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Token rows of a batch before padding: ``ids[i]`` and ``type_ids[i]`` are int64 arrays."""
+
+    ids: list
+    type_ids: list
+    truncated: np.ndarray  # bool, one per row
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def lengths(self) -> np.ndarray:
+        return np.fromiter((len(row) for row in self.ids), dtype=np.int64, count=len(self.ids))
+
+
+def _tokenizers():
+    try:
+        import tokenizers
+    except ImportError as exc:  # pragma: no cover - depends on the extra installed
+        raise ImportError("qascore's transformer models need tokenizers: pip install 'qascore[onnx]'") from exc
+    return tokenizers
+
+
+class TextTokenizer:
+    """A ``tokenizer.json`` with our own truncation bookkeeping and no padding (batching pads)."""
+
+    def __init__(self, tokenizer_file, *, max_length: int) -> None:
+        if not isinstance(max_length, int) or max_length < 4:
+            raise ValueError(f"max_length must be an int >= 4, got {max_length!r}")
+        path = check_model_file(tokenizer_file, "tokenizer")
+        self.tokenizer_file = path
+        self.max_length = max_length
+        self._tok = _tokenizers().Tokenizer.from_file(str(path))
+        self._tok.no_padding()
+        self._tok.enable_truncation(max_length, strategy="longest_first")
+        self.pad_id = self._tok.token_to_id("[PAD]") or 0
+
+    def encode(self, texts: Sequence[str], pairs: Sequence[str] | None = None, *, truncation: str = "warn") -> Encoded:
+        """Encode texts, or (text, pair) rows when ``pairs`` is given; empty strings are valid."""
+        if truncation not in TRUNCATION_POLICIES:
+            raise ValueError(f"truncation must be one of {TRUNCATION_POLICIES}, got {truncation!r}")
+        texts = check_text_batch(texts, "texts")
+        if pairs is not None:
+            pairs = check_text_batch(pairs, "pairs")
+            check_same_length(texts, pairs, "texts", "pairs")
+            batch = self._tok.encode_batch(list(zip(texts, pairs)))
+        else:
+            batch = self._tok.encode_batch(texts)
+        ids = [np.asarray(e.ids, dtype=np.int64) for e in batch]
+        type_ids = [np.asarray(e.type_ids, dtype=np.int64) for e in batch]
+        truncated = np.fromiter((len(e.overflowing) > 0 for e in batch), dtype=bool, count=len(batch))
+        report_truncation(truncated, self.max_length, truncation)
+        return Encoded(ids, type_ids, truncated)
+
+
+def report_truncation(truncated: np.ndarray, max_length: int, policy: str) -> None:
+    """Apply a truncation policy to a mask of cut rows (never silent unless 'allow')."""
+    n = int(truncated.sum())
+    if n == 0 or policy == "allow":
+        return
+    first = np.flatnonzero(truncated)[:5].tolist()
+    message = f"{n} of {len(truncated)} inputs exceed {max_length} tokens and were truncated (first indices: {first})"
+    if policy == "error":
+        raise TruncationError(message)
+    warnings.warn(message, TruncationWarning, stacklevel=3)
