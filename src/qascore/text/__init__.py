@@ -5,18 +5,29 @@ A batch of texts becomes one flat int32 array of token ids plus int64 offsets (r
 references packed with the same vocabulary compare by id in the kernels.
 """
 from .packing import PackedTokens, Vocabulary
+from .porter import PorterStemmer, porter_stem
 from .tokenizers import (
     CharTokenizer,
+    RougeTokenizer,
     Tokenizer,
+    UnicodeWordTokenizer,
     WhitespaceTokenizer,
+    check_texts,
     get_tokenizer,
+    register_tokenizer,
 )
 
 __all__ = [
     "PackedTokens",
     "Vocabulary",
     "Tokenizer",
+    "RougeTokenizer",
+    "UnicodeWordTokenizer",
     "WhitespaceTokenizer",
     "CharTokenizer",
+    "PorterStemmer",
+    "porter_stem",
+    "check_texts",
     "get_tokenizer",
+    "register_tokenizer",
 ]

@@ -1,7 +1,19 @@
-"""Tokenisers: each turns a string into a list of token strings, one definition per convention."""
+"""Tokenisers: each turns a string into a list of token strings, one definition per convention.
+
+Every tokeniser has ``name``, ``tokenize(text)`` (the readable reference), ``tokenize_batch(texts)``
+and ``encode_batch(texts, vocab, n_jobs=None) -> PackedTokens`` (token ids interned in ``vocab``).
+``encode_batch`` is always equal to ``vocab.pack(tokenize_batch(texts))``; the rouge tokeniser
+does it in compiled code, the others through ``Vocabulary.pack``.
+"""
 from __future__ import annotations
 
+import re
+import unicodedata
+from functools import lru_cache
 from typing import Protocol, Sequence
+
+from .packing import PackedTokens, Vocabulary
+from .porter import porter_stem
 
 
 class Tokenizer(Protocol):
@@ -9,34 +21,190 @@ class Tokenizer(Protocol):
 
     def tokenize(self, text: str) -> list[str]: ...
 
+    def tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]: ...
 
-class WhitespaceTokenizer:
+    def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens: ...
+
+
+def check_texts(texts: Sequence[str], what: str = "texts") -> None:
+    """Raise a TypeError naming the first element that is not a str (None included)."""
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"{what}[{index}] must be str, got {type(text).__name__}")
+
+
+def _check_text(text: str) -> None:
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}")
+
+
+class _TokenizerBase:
+    """Batch methods shared by every tokeniser: validate once, then tokenise text by text."""
+
+    name = ""
+
+    def tokenize(self, text: str) -> list[str]:
+        raise NotImplementedError
+
+    def tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        check_texts(texts)
+        return [self.tokenize(text) for text in texts]
+
+    def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens:
+        """Token ids of ``texts`` interned in ``vocab`` (``n_jobs`` is accepted for a uniform API)."""
+        return vocab.pack(self.tokenize_batch(texts))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class WhitespaceTokenizer(_TokenizerBase):
     """``str.split()``: runs of Unicode whitespace separate tokens; nothing else changes."""
 
     name = "whitespace"
 
     def tokenize(self, text: str) -> list[str]:
+        _check_text(text)
         return text.split()
 
-    def tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        return [t.split() for t in texts]
 
-
-class CharTokenizer:
+class CharTokenizer(_TokenizerBase):
     """DuReader convention: drop whitespace code points, then one token per code point."""
 
     name = "char"
 
     def tokenize(self, text: str) -> list[str]:
+        _check_text(text)
         return [c for c in text if not c.isspace()]
 
-    def tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        return [self.tokenize(t) for t in texts]
+
+_NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
+
+
+class RougeTokenizer(_TokenizerBase):
+    """rouge-score 0.1.2's default tokeniser, bit for bit.
+
+    ``text.lower()``; every run of characters outside ``[a-z0-9]`` becomes one space; split on
+    spaces; with ``use_stemmer``, tokens longer than 3 characters are Porter-stemmed (NLTK rules,
+    see :mod:`qascore.text.porter`). Everything non-ASCII is deleted, except the two code points
+    whose lowercase is ASCII: U+0130 (``İ`` -> ``i`` + combining dot, so ``i`` ends a token) and
+    U+212A (Kelvin sign -> ``k``).
+    """
+
+    name = "rouge"
+
+    def __init__(self, use_stemmer: bool = False) -> None:
+        self.use_stemmer = bool(use_stemmer)
+
+    def tokenize(self, text: str) -> list[str]:
+        _check_text(text)
+        tokens = _NON_ALPHANUMERIC.sub(" ", text.lower()).split()
+        if self.use_stemmer:
+            # rouge-score drops tokens that are empty after stemming; Porter never empties a
+            # token longer than 3 characters, so none are dropped here.
+            tokens = [porter_stem(token) if len(token) > 3 else token for token in tokens]
+        return tokens
+
+    def __repr__(self) -> str:
+        return f"RougeTokenizer(use_stemmer={self.use_stemmer})"
+
+
+# Scripts written without spaces between words: each character is its own token.
+_SCRIPTIO_CONTINUA_RANGES = (
+    (0x0E00, 0x0E7F),  # Thai
+    (0x0E80, 0x0EFF),  # Lao
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x17FF),  # Khmer
+    (0x19E0, 0x19FF),  # Khmer symbols
+    (0x3040, 0x309F),  # Hiragana
+    (0x30A0, 0x30FF),  # Katakana
+    (0x31F0, 0x31FF),  # Katakana phonetic extensions
+    (0x3400, 0x4DBF),  # CJK unified ideographs extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xA9E0, 0xA9FF),  # Myanmar extended-B
+    (0xAA60, 0xAA7F),  # Myanmar extended-A
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),  # halfwidth Katakana
+    (0x1B000, 0x1B16F),  # Kana supplement and extended-A
+    (0x20000, 0x323AF),  # CJK extensions B..H and compatibility supplement
+)
+
+WORD, SINGLE, MARK, SEPARATOR = 0, 1, 2, 3
+
+
+@lru_cache(maxsize=1 << 16)
+def unicode_char_class(char: str) -> int:
+    """Class of one code point for :class:`UnicodeWordTokenizer` (WORD/SINGLE/MARK/SEPARATOR)."""
+    code = ord(char)
+    category = unicodedata.category(char)
+    if category[0] == "M":
+        return MARK
+    if category[0] not in "LN":
+        return SEPARATOR
+    if category[0] == "N":  # digits of every script group into numbers
+        return WORD
+    for low, high in _SCRIPTIO_CONTINUA_RANGES:
+        if low <= code <= high:
+            return SINGLE
+    return WORD
+
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+class UnicodeWordTokenizer(_TokenizerBase):
+    """Words in any script, for text the rouge tokeniser deletes (Chinese, Thai, Russian, ...).
+
+    Rule: ``text.casefold()``; a token is a maximal run of letters (Unicode category L*) and
+    numbers (N*), combining marks (M*) included when they follow one; everything else (spaces,
+    punctuation, symbols, underscore) separates tokens. Characters of scripts written without
+    spaces between words (CJK ideographs, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar) are each
+    one token, keeping the combining marks that follow them; their digits still group. A mark with nothing to attach to is
+    dropped. With ``use_stemmer``, tokens of ASCII letters and digits longer than 3 characters are
+    Porter-stemmed as in the rouge tokeniser.
+    """
+
+    name = "unicode"
+
+    def __init__(self, use_stemmer: bool = False) -> None:
+        self.use_stemmer = bool(use_stemmer)
+
+    def tokenize(self, text: str) -> list[str]:
+        _check_text(text)
+        tokens: list[str] = []
+        current: list[str] = []  # characters of the token being built
+        current_is_single = False
+        for char in text.casefold():
+            kind = unicode_char_class(char)
+            if kind == MARK:
+                if current:
+                    current.append(char)
+                continue
+            if kind == SEPARATOR or kind == SINGLE or current_is_single:
+                if current:
+                    tokens.append("".join(current))
+                    current = []
+            if kind != SEPARATOR:
+                current.append(char)
+            current_is_single = kind == SINGLE
+        if current:
+            tokens.append("".join(current))
+        if self.use_stemmer:
+            tokens = [
+                porter_stem(token) if len(token) > 3 and _ASCII_WORD.fullmatch(token) else token
+                for token in tokens
+            ]
+        return tokens
+
+    def __repr__(self) -> str:
+        return f"UnicodeWordTokenizer(use_stemmer={self.use_stemmer})"
 
 
 _REGISTRY = {
     "whitespace": WhitespaceTokenizer,
     "char": CharTokenizer,
+    "rouge": RougeTokenizer,
+    "unicode": UnicodeWordTokenizer,
 }
 
 
@@ -45,7 +213,7 @@ def register_tokenizer(name: str, factory) -> None:
 
 
 def get_tokenizer(name: str, **options) -> Tokenizer:
-    """Build a tokeniser by name (``whitespace``, ``char``, ...)."""
+    """Build a tokeniser by name (``rouge``, ``unicode``, ``whitespace``, ``char``)."""
     try:
         factory = _REGISTRY[name]
     except KeyError:

@@ -1,0 +1,144 @@
+"""The reference tokenisers: parity with rouge-score's tokeniser, the Unicode word rule, errors."""
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nltk.stem.porter import PorterStemmer as NltkPorterStemmer
+from rouge_score import tokenize as rouge_tokenize
+from rouge_score.tokenizers import DefaultTokenizer
+
+from qascore.text import (
+    CharTokenizer,
+    RougeTokenizer,
+    UnicodeWordTokenizer,
+    Vocabulary,
+    WhitespaceTokenizer,
+    get_tokenizer,
+)
+from test_text_corpus import all_texts
+
+
+class _MemoisedNltkStemmer:
+    """NLTK's stemmer with a cache, so rouge-score's own tokenize() runs over the corpus in seconds."""
+
+    def __init__(self):
+        self._stem = lru_cache(maxsize=None)(NltkPorterStemmer().stem)
+
+    def stem(self, word):
+        return self._stem(word)
+
+
+@pytest.mark.parametrize("use_stemmer", [False, True])
+def test_rouge_tokenizer_matches_rouge_score_on_the_shared_data(shared_data, use_stemmer):
+    stemmer = _MemoisedNltkStemmer() if use_stemmer else None
+    ours = RougeTokenizer(use_stemmer=use_stemmer)
+    texts = all_texts(shared_data)
+    mismatches = [t for t in texts if ours.tokenize(t) != rouge_tokenize.tokenize(t, stemmer)]
+    assert mismatches == []
+
+
+_ANY_TEXT = st.text(alphabet=st.characters(codec=None), max_size=80) | st.text(
+    alphabet="aAbBzZ09 İ\u212a\u0307-_.é\n\t\u3000Σσς", max_size=40
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_ANY_TEXT, st.booleans())
+def test_rouge_tokenizer_matches_rouge_score_on_any_unicode(text, use_stemmer):
+    assert RougeTokenizer(use_stemmer).tokenize(text) == DefaultTokenizer(use_stemmer).tokenize(text)
+
+
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        ("", []),
+        ("   \n\t", []),
+        ("İstanbul", ["i", "stanbul"]),  # 'İ'.lower() is 'i' + U+0307, and U+0307 separates
+        ("\u212aelvin", ["kelvin"]),  # the Kelvin sign lowercases to ASCII 'k'
+        ("café 3.14 ÀB", ["caf", "3", "14", "b"]),
+        ("中文 Русский ไทย", []),
+        ("don't stop-me", ["don", "t", "stop", "me"]),
+    ],
+)
+def test_rouge_tokenizer_edge_cases(text, tokens):
+    assert RougeTokenizer().tokenize(text) == tokens == rouge_tokenize.tokenize(text, None)
+
+
+def test_rouge_tokenizer_stems_only_tokens_longer_than_three():
+    assert RougeTokenizer(use_stemmer=True).tokenize("Its cats was running") == ["its", "cat", "was", "run"]
+
+
+# A plain restatement of the Unicode word rule, written apart from the tokeniser it checks: the
+# scripts written without spaces are recognised by character name, not by code point range.
+_CONTINUOUS_SCRIPTS = ("CJK ", "HIRAGANA ", "KATAKANA", "HALFWIDTH KATAKANA", "THAI ", "LAO ", "KHMER ", "MYANMAR ")
+
+
+def _is_continuous_letter(char):
+    return unicodedata.category(char)[0] == "L" and unicodedata.name(char, "").startswith(_CONTINUOUS_SCRIPTS)
+
+
+def _reference_unicode_words(text):
+    clusters = []  # a base character with the combining marks that follow it
+    for char in text.casefold():
+        if unicodedata.category(char)[0] == "M":
+            if clusters and clusters[-1] != " ":
+                clusters[-1] += char
+        elif unicodedata.category(char)[0] in "LN":
+            clusters.append(char)
+        else:
+            clusters.append(" ")
+    return "".join(f" {c} " if _is_continuous_letter(c[0]) else c for c in clusters).split()
+
+
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        ("", []),
+        ("Привет, МИР!", ["привет", "мир"]),
+        ("我们是学生。", ["我", "们", "是", "学", "生"]),
+        ("ภาษาไทย", ["ภ", "า", "ษ", "า", "ไ", "ท", "ย"]),
+        ("नमस्ते दुनिया", ["नमस्ते", "दुनिया"]),  # vowel signs (marks) stay inside the word
+        ("snake_case x2 Straße", ["snake", "case", "x2", "strasse"]),
+        ("日本語abc漢字", ["日", "本", "語", "abc", "漢", "字"]),
+        ("\u0301abc", ["abc"]),  # a mark with nothing before it is dropped
+    ],
+)
+def test_unicode_tokenizer_examples(text, tokens):
+    assert UnicodeWordTokenizer().tokenize(text) == tokens
+
+
+@settings(max_examples=600, deadline=None)
+@given(_ANY_TEXT | st.text(alphabet="中文ภาษาไทยनमस्ते่́ a1_", max_size=30))
+def test_unicode_tokenizer_matches_the_plain_rule(text):
+    assert UnicodeWordTokenizer().tokenize(text) == _reference_unicode_words(text)
+
+
+def test_unicode_tokenizer_stems_ascii_words_only():
+    assert UnicodeWordTokenizer(use_stemmer=True).tokenize("Running летающие cats") == ["run", "летающие", "cat"]
+
+
+def test_whitespace_and_char_tokenizers():
+    assert WhitespaceTokenizer().tokenize(" a  b\u3000c\n") == ["a", "b", "c"]
+    assert CharTokenizer().tokenize("中 文 a\u3000") == ["中", "文", "a"]
+
+
+def test_get_tokenizer_builds_by_name_with_options():
+    tokenizer = get_tokenizer("rouge", use_stemmer=True)
+    assert isinstance(tokenizer, RougeTokenizer) and tokenizer.use_stemmer and tokenizer.name == "rouge"
+    assert get_tokenizer("unicode").name == "unicode"
+    with pytest.raises(ValueError, match="unknown tokenizer 'nope'"):
+        get_tokenizer("nope")
+
+
+@pytest.mark.parametrize("tokenizer", [RougeTokenizer(), UnicodeWordTokenizer(), WhitespaceTokenizer(), CharTokenizer()])
+def test_non_strings_are_named_by_index(tokenizer):
+    with pytest.raises(TypeError, match=r"texts\[1\] must be str, got NoneType"):
+        tokenizer.tokenize_batch(["ok", None])
+    with pytest.raises(TypeError, match="must be str, got int"):
+        tokenizer.tokenize(3)
+    with pytest.raises(TypeError, match=r"texts\[0\] must be str, got bytes"):
+        tokenizer.encode_batch([b"x"], Vocabulary())
