@@ -9,7 +9,10 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Mapping
+
+from ..text import porter_stem
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -32,37 +35,31 @@ class Analyzer:
     stem: bool = False
     stopwords: bool = False
 
-    def __post_init__(self):
-        if self.stem:
-            from ..text import PorterStemmer  # noqa: F401  (fail early when the text layer lacks it)
+    def terms(self, text: str) -> tuple[str, ...]:
+        return _terms(text, self.stem, self.stopwords)
 
-    def terms(self, text: str) -> list[str]:
-        words = _WORD.findall(text.lower())
-        if self.stopwords:
-            words = [w for w in words if w not in STOPWORDS]
-        if self.stem:
-            stem = _stemmer().stem
-            words = [stem(w) for w in words]
-        return words
-
-    def terms_batch(self, texts: Iterable[str]) -> list[list[str]]:
-        return [self.terms(t) for t in texts]
+    def terms_batch(self, texts: Iterable[str]) -> list[tuple[str, ...]]:
+        return [_terms(t, self.stem, self.stopwords) for t in texts]
 
     @property
     def settings(self) -> dict:
         return {"stem": self.stem, "stopwords": self.stopwords}
 
 
-_STEMMER = None
+@lru_cache(maxsize=1 << 18)
+def _stem(word: str) -> str:
+    return porter_stem(word)
 
 
-def _stemmer():
-    global _STEMMER
-    if _STEMMER is None:
-        from ..text import PorterStemmer
-
-        _STEMMER = PorterStemmer()
-    return _STEMMER
+@lru_cache(maxsize=1 << 17)
+def _terms(text: str, stem: bool, stopwords: bool) -> tuple[str, ...]:
+    # cached: the same responses and descriptions are analysed again by every model built on them
+    words = _WORD.findall(text.lower())
+    if stopwords:
+        words = [w for w in words if w not in STOPWORDS]
+    if stem:
+        words = [_stem(w) for w in words]
+    return tuple(words)
 
 
 @dataclass(frozen=True)
@@ -88,12 +85,16 @@ class IdfTable:
 
     @classmethod
     def from_documents(cls, documents: Iterable[str], analyzer: Analyzer, source: str = "corpus") -> "IdfTable":
+        return cls.from_term_lists((analyzer.terms(doc) for doc in documents), source)
+
+    @classmethod
+    def from_term_lists(cls, term_lists: Iterable[list[str]], source: str) -> "IdfTable":
         df: Counter = Counter()
         n = 0
-        for doc in documents:
+        for terms in term_lists:
             n += 1
-            df.update(set(analyzer.terms(doc)))
-        return cls(dict(df), n, source)
+            df.update(set(terms))
+        return cls(dict(df), max(n, 1), source)
 
     @classmethod
     def from_df_file(cls, path) -> "IdfTable":

@@ -118,11 +118,13 @@ class NgramIndex:
         entry_desc, entry_key = rows[first].astype(np.int32), keys[first]
         entry_q = desc_question[entry_desc].astype(np.int64)
         # features = distinct (question, n-gram)
-        pair = np.stack([entry_q, entry_key], axis=1)
-        feat_pairs, entry_feat = np.unique(pair, axis=0, return_inverse=True)
-        entry_feat = entry_feat.reshape(-1).astype(np.int64)
-        self.feat_key = np.ascontiguousarray(feat_pairs[:, 1])
-        feat_q = np.ascontiguousarray(feat_pairs[:, 0]).astype(np.int32)
+        by_pair = np.lexsort((entry_key, entry_q))
+        new_pair = np.ones(len(by_pair), dtype=bool)
+        new_pair[1:] = (entry_q[by_pair][1:] != entry_q[by_pair][:-1]) | (entry_key[by_pair][1:] != entry_key[by_pair][:-1])
+        entry_feat = np.empty(len(by_pair), dtype=np.int64)
+        entry_feat[by_pair] = np.cumsum(new_pair) - 1
+        self.feat_key = np.ascontiguousarray(entry_key[by_pair][new_pair])
+        feat_q = np.ascontiguousarray(entry_q[by_pair][new_pair]).astype(np.int32)
         # informativeness from the number of nuggets whose descriptions hold each feature
         entry_nug = self.desc_nugget[entry_desc].astype(np.int64)
         nug_feat = np.unique(entry_nug * (len(self.feat_key) + 1) + entry_feat)
@@ -170,8 +172,9 @@ class NgramIndex:
     def recall(self, ids: np.ndarray, offsets: np.ndarray, question: np.ndarray, weights, *, n_jobs: int | None = None):
         """Best-description recall of every nugget of each response's question.
 
-        Returns (out_offsets, recall, best_description): response i's nuggets are
-        ``recall[out_offsets[i]:out_offsets[i + 1]]`` in the question's nugget order.
+        Returns (out_offsets, recall, best_description, entry_nugget): response i's nuggets are
+        ``recall[out_offsets[i]:out_offsets[i + 1]]`` in the question's nugget order, and
+        ``entry_nugget`` gives each entry's global nugget index (see :meth:`nugget_of`).
         """
         question = np.ascontiguousarray(question, dtype=np.int32)
         if len(question) != len(offsets) - 1:
@@ -191,7 +194,14 @@ class NgramIndex:
             self.desc_nugget, self.q_desc_start, self.q_nugget_start,
             out_offsets, recall, best, resolve_n_jobs(n_jobs),
         )
-        return out_offsets, recall, best
+        within = np.arange(len(recall), dtype=np.int64) - np.repeat(out_offsets[:-1], counts)
+        entry_nugget = (np.repeat(self.q_nugget_start[:-1][question], counts) + within).astype(np.int32)
+        return out_offsets, recall, best, entry_nugget
+
+    def nugget_of(self, global_index: int) -> tuple[str, str]:
+        """(qid, nugget id) of a global nugget index."""
+        q = int(np.searchsorted(self.q_nugget_start, global_index, side="right")) - 1
+        return self.questions[q].qid, self.questions[q].nugget_ids[global_index - self.q_nugget_start[q]]
 
     def matched_ngrams(self, terms: Sequence[str], description: int, weights) -> list[tuple[str, float]]:
         """The n-grams description ``description`` shares with ``terms``, with their weights W I

@@ -1,0 +1,81 @@
+"""Choosing Nuggeteer's global threshold against judgements, cross-validated across runs.
+
+As in the paper (section 4): each run is scored by classifiers trained on the judgements of the
+*other* runs (with ``group_of``, of other groups: runs of one institution are alike), so its own
+judgements never score it; the official scores are recomputed from the judgements; the threshold
+that maximises Kendall's tau (or minimises the RMSE) between the predicted and official run
+scores over all runs is chosen. Statistics come from :mod:`qascore.stats`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .formats import AnswerKey, Judgements, Run
+from .nuggeteer import Nuggeteer, score_assignment
+from .official import score_judged_runs
+
+CRITERIA = ("kendall", "rmse")
+
+
+def threshold_grid(step: float = 0.01) -> np.ndarray:
+    """Thresholds 0, step, ..., 1 (rounded so that 0.3 is 0.3)."""
+    if not 0 < step <= 1:
+        raise ValueError(f"step must lie in (0, 1], got {step}")
+    return np.round(np.arange(0.0, 1.0 + step / 2, step), 12)
+
+
+def agreement(predicted, official) -> tuple[float, float]:
+    """(RMSE, Kendall tau gamma variant: ties kept as tau-b) of predicted vs official scores."""
+    from ..stats import kendalltau, rmse
+
+    predicted = np.asarray(predicted, dtype=np.float64)
+    official = np.asarray(official, dtype=np.float64)
+    tau = kendalltau(predicted, official, variant="b").statistic
+    return float(rmse(predicted, official)), float(tau) if np.isfinite(tau) else 0.0
+
+
+@dataclass
+class ThresholdSelection:
+    threshold: float
+    criterion: str
+    grid: np.ndarray
+    kendall: np.ndarray  # per grid threshold
+    rmse: np.ndarray
+    predicted: dict[str, float]  # run tag -> cross-validated Nuggeteer score at the chosen threshold
+    official: dict[str, float]
+    signature: str
+
+
+def select_threshold(key: AnswerKey, judgements: Judgements, *, beta: float, criterion: str = "kendall",
+                     grid: Sequence[float] | None = None, group_of: Callable[[str], str] | None = None,
+                     runs: Sequence[Run] | None = None, n_jobs: int | None = None, **options) -> ThresholdSelection:
+    """Cross-validated threshold choice; ``options`` go to :class:`Nuggeteer`."""
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
+    grid = threshold_grid() if grid is None else np.asarray(grid, dtype=np.float64)
+    runs = list(judgements.runs.values()) if runs is None else list(runs)
+    if len(runs) < 2:
+        raise ValueError("cross-validation across runs needs at least two judged runs")
+    group_of = group_of or (lambda tag: tag)
+    official = {tag: s.mean for tag, s in score_judged_runs(key, judgements, beta=beta).items()}
+    missing = [r.tag for r in runs if r.tag not in official]
+    if missing:
+        raise ValueError(f"runs {missing} have no judgements")
+    scores = np.zeros((len(grid), len(runs)))
+    models = {}
+    for i, run in enumerate(runs):
+        held_out = {t for t in judgements.runs if group_of(t) == group_of(run.tag)}
+        model = models[i] = Nuggeteer(key, judgements=judgements, exclude_runs=held_out, **options)
+        table = model.recall_table([run], n_jobs=n_jobs)
+        for g, t in enumerate(grid):
+            scores[g, i] = score_assignment(key, model.assign_from_table(table, [run], float(t))[0], beta).mean
+    target = np.array([official[r.tag] for r in runs])
+    stats = np.array([agreement(row, target) for row in scores])
+    rmse, kendall = stats[:, 0], stats[:, 1]
+    best = int(np.argmax(kendall)) if criterion == "kendall" else int(np.argmin(rmse))
+    signature = f"{models[0].signature(float(grid[best]))}|select:{criterion}|cv:leave-group-out|beta:{beta}"
+    return ThresholdSelection(float(grid[best]), criterion, grid, kendall, rmse,
+                              {r.tag: float(scores[best, i]) for i, r in enumerate(runs)}, official, signature)
