@@ -10,6 +10,7 @@ from . import __version__
 # Each module defines ``register(subparsers)``; it adds its subcommand(s) with a ``func`` default.
 _COMMAND_MODULES = [
     "qascore.demo",
+    "qascore.nuggets.cli",
 ]
 
 

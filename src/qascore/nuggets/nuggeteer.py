@@ -249,7 +249,7 @@ class Nuggeteer:
 
 def score_assignment(key: AnswerKey, assignment: RunAssignment, beta: float) -> RunScore:
     score = score_run(key, assignment.run.tag, assignment.matched(), assignment.run.responses, beta=beta, method="nuggeteer")
-    score.signature = f"{score.signature}|{assignment.signature}"
+    score.signature = f"{assignment.signature}|beta:{beta}"
     score.unknown_questions = sorted(set(score.unknown_questions) | set(assignment.unknown_questions))
     return score
 

@@ -84,6 +84,7 @@ class RunScore:
     mean: float
     signature: str
     unknown_questions: list[str] = field(default_factory=list)  # qids the run names but the key lacks
+    interval: tuple[float, float] | None = None  # 95% interval of the mean over questions (Nuggeteer)
 
 
 def official_signature(beta: float, pyramid: bool, method: str = "judged") -> str:

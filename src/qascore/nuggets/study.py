@@ -168,8 +168,10 @@ def _best_threshold(assign_at, truth: _Truth, grid) -> float:
     return float(grid[int(np.argmin(errors))])
 
 
-def run_study(topics_a: list[RagTopic], topics_b: list[RagTopic], name_a: str = "A", name_b: str = "B", *, n: int = 2) -> list[StudyRow]:
-    """Every method in both directions (see the module docstring)."""
+def run_study(topics_a: list[RagTopic], topics_b: list[RagTopic], name_a: str = "A", name_b: str = "B",
+              **options) -> list[StudyRow]:
+    """Every method in both directions (see the module docstring); ``options`` go to :class:`Nuggeteer`."""
+    options.setdefault("n", 2)
     if [t.qid for t in topics_a] != [t.qid for t in topics_b]:
         raise ValueError("the two runs must answer the same topics in the same order")
     topics = {name_a: topics_a, name_b: topics_b}
@@ -180,8 +182,8 @@ def run_study(topics_a: list[RagTopic], topics_b: list[RagTopic], name_a: str = 
               for tr in topics for te in topics if tr != te}
     grid = threshold_grid()
     methods = {
-        "nuggeteer (judgements)": lambda tr, te: _nuggeteer_assign(Nuggeteer(keys[te], judgements=judged[tr, te], n=n), runs[te]),
-        "nuggeteer (descriptions)": lambda tr, te: _nuggeteer_assign(Nuggeteer(keys[te], n=n), runs[te]),
+        "nuggeteer (judgements)": lambda tr, te: _nuggeteer_assign(Nuggeteer(keys[te], judgements=judged[tr, te], **options), runs[te]),
+        "nuggeteer (descriptions)": lambda tr, te: _nuggeteer_assign(Nuggeteer(keys[te], **options), runs[te]),
         "pourpre (idf)": lambda tr, te: _matcher_assign(UnigramMatcher(keys[te], Analyzer(stem=True, stopwords=True), "idf"), runs[te]),
     }
     rows = []
