@@ -64,7 +64,9 @@ def _terms(text: str, stem: bool, stopwords: bool) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class IdfTable:
-    """idf(t) = ln(N / df(t)), df taken as at least 1 (a term never seen gets the largest idf).
+    """idf(t) = ln((N + 1) / (df(t) + 0.5)): always > 0, so a term every response holds still counts a
+    little and a small pool (even one response) gives usable weights; a term never seen gets the
+    largest idf.
 
     ``source`` records where the counts came from (a user corpus, a df table or the response pool).
     """
@@ -81,7 +83,7 @@ class IdfTable:
                 raise ValueError(f"df of {term!r} is {count}, outside 0..{self.n_documents}")
 
     def idf(self, term: str) -> float:
-        return math.log(self.n_documents / max(1, self.df.get(term, 0)))
+        return math.log((self.n_documents + 1) / (self.df.get(term, 0) + 0.5))
 
     @classmethod
     def from_documents(cls, documents: Iterable[str], analyzer: Analyzer, source: str = "corpus") -> "IdfTable":
