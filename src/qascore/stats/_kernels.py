@@ -1,0 +1,624 @@
+"""Numba kernels of qascore.stats: tie counts, ranks, correlations and resampling loops.
+
+Kernels trust their arguments (float64, C-contiguous, no NaN unless a flag says so); the public
+modules validate input once. Sums use numpy's pairwise summation so a mean here is bit-identical
+to ``numpy.mean`` of the same values, which keeps results equal to scipy's to the last ulp
+wherever scipy sums with numpy.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+_JIT = dict(cache=True, nogil=True)
+
+# Statistic codes shared by the batched and resampling kernels.
+MEAN = 0
+KENDALL_A = 1
+KENDALL_B = 2
+KENDALL_C = 3
+GAMMA = 4
+SPEARMAN = 5
+PEARSON = 6
+RMSE = 7
+R2 = 8
+MEAN_DIFF = 9
+
+# Fields of the Kendall count vector (int64), in this order.
+K_N, K_DIS, K_CON, K_TOT, K_XTIE, K_YTIE, K_NTIE, K_X0, K_X1, K_Y0, K_Y1, K_NXD, K_NYD = range(13)
+K_FIELDS = 13
+
+_SMALL_N = 24  # below this the O(n^2) pair loop beats sorting
+
+
+# ---------------------------------------------------------------- sums (numpy's pairwise order)
+
+@njit(inline="always")
+def _at(a, idx, i):
+    if idx is None:
+        return a[i]
+    return a[idx[i]]
+
+
+@njit(inline="always")
+def _block_sum(a, idx, start, n):
+    """One leaf of numpy's pairwise sum: n <= 128 values, 8 accumulators."""
+    if n < 8:
+        res = 0.0
+        for i in range(start, start + n):
+            res += _at(a, idx, i)
+        return res
+    r0 = _at(a, idx, start)
+    r1 = _at(a, idx, start + 1)
+    r2 = _at(a, idx, start + 2)
+    r3 = _at(a, idx, start + 3)
+    r4 = _at(a, idx, start + 4)
+    r5 = _at(a, idx, start + 5)
+    r6 = _at(a, idx, start + 6)
+    r7 = _at(a, idx, start + 7)
+    i = 8
+    stop = n - (n % 8)
+    while i < stop:
+        j = start + i
+        r0 += _at(a, idx, j)
+        r1 += _at(a, idx, j + 1)
+        r2 += _at(a, idx, j + 2)
+        r3 += _at(a, idx, j + 3)
+        r4 += _at(a, idx, j + 4)
+        r5 += _at(a, idx, j + 5)
+        r6 += _at(a, idx, j + 6)
+        r7 += _at(a, idx, j + 7)
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += _at(a, idx, start + i)
+        i += 1
+    return res
+
+
+@njit(inline="always")
+def _pairwise(a, idx, start, n):
+    """numpy's pairwise summation, its recursion unrolled onto an explicit stack.
+
+    (Numba's on-disk cache crashes on recursive functions, so the tree is walked iteratively:
+    internal nodes split at n2 = n // 2 rounded down to a multiple of 8, as numpy does.)
+    """
+    if n <= 128:
+        return _block_sum(a, idx, start, n)
+    node_start = np.empty(128, np.int64)
+    node_n = np.empty(128, np.int64)
+    node_open = np.zeros(128, np.bool_)
+    values = np.empty(128)
+    top = 0
+    vtop = 0
+    node_start[0] = start
+    node_n[0] = n
+    top = 1
+    while top > 0:
+        t = top - 1
+        s = node_start[t]
+        m = node_n[t]
+        if m <= 128:
+            values[vtop] = _block_sum(a, idx, s, m)
+            vtop += 1
+            top -= 1
+        elif node_open[t]:
+            values[vtop - 2] = values[vtop - 2] + values[vtop - 1]
+            vtop -= 1
+            node_open[t] = False
+            top -= 1
+        else:
+            node_open[t] = True
+            n2 = m // 2
+            n2 -= n2 % 8
+            node_start[top] = s + n2  # right child, summed second
+            node_n[top] = m - n2
+            node_start[top + 1] = s  # left child on top, summed first
+            node_n[top + 1] = n2
+            top += 2
+    return values[0]
+
+
+@njit(**_JIT)
+def pairwise_sum(a, start, n):
+    """numpy's pairwise summation of a[start:start+n] (same blocking, so the same rounding)."""
+    return _pairwise(a, None, start, n)
+
+
+@njit(**_JIT)
+def gathered_pairwise_sum(a, idx, start, n):
+    """pairwise_sum of a[idx[start:start+n]] without materialising the gather."""
+    return _pairwise(a, idx, start, n)
+
+
+@njit(**_JIT)
+def mean(a):
+    return pairwise_sum(a, 0, a.shape[0]) / a.shape[0]
+
+
+# ---------------------------------------------------------------- random indices
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(inline="always")
+def _mix64(z):
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(**_JIT)
+def draw_indices(seed, replicate, n, out):
+    """Fill out[:n] with uniform integers in [0, n) for one replicate.
+
+    Each replicate has its own splitmix64 stream keyed by (seed, replicate), so results do not
+    depend on the number of threads or on the order replicates run in. Lemire's multiply-shift
+    with rejection keeps the draw unbiased.
+    """
+    state = _mix64(np.uint64(seed) * _GOLDEN + np.uint64(replicate) + np.uint64(1))
+    bound = np.uint64(n)
+    threshold = ((np.uint64(1) << np.uint64(32)) - bound) % bound
+    for i in range(n):
+        while True:
+            state += _GOLDEN
+            r = _mix64(state) >> np.uint64(32)
+            m = r * bound
+            if (m & _LOW32) >= threshold:
+                break
+        out[i] = np.int64(m >> np.uint64(32))
+
+
+# ---------------------------------------------------------------- ranks and Kendall counts
+
+@njit(**_JIT)
+def average_ranks(a, out):
+    """scipy.stats.rankdata(a, 'average') into out (1-based, ties get the mean of their ranks)."""
+    n = a.shape[0]
+    order = np.argsort(a, kind="mergesort")
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and a[order[j]] == a[order[i]]:
+            j += 1
+        r = 0.5 * (i + 1 + j)  # mean of the 1-based ranks i+1 .. j
+        for k in range(i, j):
+            out[order[k]] = r
+        i = j
+
+
+@njit(**_JIT)
+def _run_stats(sorted_values):
+    """Tie statistics of a sorted vector: (tied pairs, sum c(c-1)(c-2), sum c(c-1)(2c+5), distinct)."""
+    n = sorted_values.shape[0]
+    ties = 0
+    s0 = 0
+    s1 = 0
+    distinct = 0
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and sorted_values[j] == sorted_values[i]:
+            j += 1
+        c = j - i
+        distinct += 1
+        if c > 1:
+            ties += c * (c - 1) // 2
+            s0 += c * (c - 1) * (c - 2)
+            s1 += c * (c - 1) * (2 * c + 5)
+        i = j
+    return ties, s0, s1, distinct
+
+
+@njit(**_JIT)
+def _count_inversions(a, buf):
+    """Strict inversions (i < j, a[i] > a[j]) of a, by bottom-up merge sort; sorts a in place."""
+    n = a.shape[0]
+    inv = 0
+    width = 1
+    src = a
+    dst = buf
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            k = lo
+            while i < mid and j < hi:
+                if src[j] < src[i]:
+                    dst[k] = src[j]
+                    inv += mid - i
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                dst[k] = src[i]
+                i += 1
+                k += 1
+            while j < hi:
+                dst[k] = src[j]
+                j += 1
+                k += 1
+            lo = hi
+        src, dst = dst, src
+        width *= 2
+    return inv
+
+
+@njit(**_JIT)
+def kendall_counts(x, y, counts):
+    """Pair counts of (x, y) into counts (layout K_*): O(n^2) for small n, O(n log n) otherwise."""
+    n = x.shape[0]
+    tot = n * (n - 1) // 2
+    xtie, x0, x1, nxd = _run_stats(np.sort(x))
+    ytie, y0, y1, nyd = _run_stats(np.sort(y))
+    if n < _SMALL_N:
+        dis = 0
+        ntie = 0
+        for i in range(n):
+            for j in range(i + 1, n):
+                dx = x[i] - x[j]
+                dy = y[i] - y[j]
+                if dx == 0.0:
+                    if dy == 0.0:
+                        ntie += 1
+                elif dy != 0.0 and (dx > 0.0) != (dy > 0.0):
+                    dis += 1
+    else:
+        # Sort by y, then stably by x: equal-x runs stay in ascending y, so strict inversions of
+        # y's dense ranks are exactly the discordant pairs (the approach of scipy's kendalltau).
+        perm = np.argsort(y, kind="mergesort")
+        ys = y[perm]
+        xs = x[perm]
+        yr = np.empty(n, np.int64)
+        r = 0
+        for i in range(n):
+            if i > 0 and ys[i] != ys[i - 1]:
+                r += 1
+            yr[i] = r
+        perm2 = np.argsort(xs, kind="mergesort")
+        xs2 = xs[perm2]
+        yr2 = yr[perm2]
+        ntie = 0
+        i = 0
+        while i < n:
+            j = i + 1
+            while j < n and xs2[j] == xs2[i] and yr2[j] == yr2[i]:
+                j += 1
+            c = j - i
+            ntie += c * (c - 1) // 2
+            i = j
+        dis = _count_inversions(yr2, np.empty(n, np.int64))
+    counts[K_N] = n
+    counts[K_DIS] = dis
+    counts[K_CON] = tot - xtie - ytie + ntie - dis
+    counts[K_TOT] = tot
+    counts[K_XTIE] = xtie
+    counts[K_YTIE] = ytie
+    counts[K_NTIE] = ntie
+    counts[K_X0] = x0
+    counts[K_X1] = x1
+    counts[K_Y0] = y0
+    counts[K_Y1] = y1
+    counts[K_NXD] = nxd
+    counts[K_NYD] = nyd
+
+
+@njit(**_JIT)
+def kendall_from_counts(counts, code):
+    """Tau-a/b/c or gamma from a count vector, in scipy's operation order; NaN where undefined."""
+    n = counts[K_N]
+    tot = counts[K_TOT]
+    xtie = counts[K_XTIE]
+    ytie = counts[K_YTIE]
+    if n < 2 or xtie == tot or ytie == tot:
+        return np.nan
+    cmd = counts[K_CON] - counts[K_DIS]
+    if code == KENDALL_B:
+        tau = cmd / np.sqrt(float(tot - xtie)) / np.sqrt(float(tot - ytie))
+    elif code == KENDALL_A:
+        tau = cmd / float(tot)
+    elif code == KENDALL_C:
+        m = min(counts[K_NXD], counts[K_NYD])
+        tau = 2 * cmd / (float(n * n * (m - 1)) / m)
+    else:  # GAMMA
+        both = counts[K_CON] + counts[K_DIS]
+        if both == 0:
+            return np.nan
+        tau = cmd / float(both)
+    return min(1.0, max(-1.0, tau))
+
+
+# ---------------------------------------------------------------- Pearson and friends
+
+@njit(**_JIT)
+def pearson(x, y):
+    """scipy.stats.pearsonr's statistic: centred, max-scaled norms, clipped; NaN if constant."""
+    n = x.shape[0]
+    cx = True
+    cy = True
+    for i in range(1, n):
+        if x[i] != x[0]:
+            cx = False
+        if y[i] != y[0]:
+            cy = False
+    if cx or cy:
+        return np.nan
+    xm = x - mean(x)
+    ym = y - mean(y)
+    xmax = np.max(np.abs(xm))
+    ymax = np.max(np.abs(ym))
+    normx = xmax * np.sqrt(pairwise_sum((xm / xmax) ** 2, 0, n))
+    normy = ymax * np.sqrt(pairwise_sum((ym / ymax) ** 2, 0, n))
+    r = pairwise_sum((xm / normx) * (ym / normy), 0, n)
+    r = min(1.0, max(-1.0, r))
+    if n == 2:
+        r = np.round(r)
+    return r
+
+
+@njit(**_JIT)
+def spearman(x, y):
+    """Pearson correlation of average ranks (scipy.stats.spearmanr's statistic)."""
+    n = x.shape[0]
+    rx = np.empty(n)
+    ry = np.empty(n)
+    average_ranks(x, rx)
+    average_ranks(y, ry)
+    cx = True
+    cy = True
+    for i in range(1, n):
+        if x[i] != x[0]:
+            cx = False
+        if y[i] != y[0]:
+            cy = False
+    if cx or cy:
+        return np.nan
+    # np.corrcoef's order: covariance by dot products, divided by the two standard deviations.
+    xm = rx - mean(rx)
+    ym = ry - mean(ry)
+    f = 1.0 / (n - 1)
+    sxy = pairwise_sum(xm * ym, 0, n) * f
+    sxx = pairwise_sum(xm * xm, 0, n) * f
+    syy = pairwise_sum(ym * ym, 0, n) * f
+    r = sxy / np.sqrt(sxx) / np.sqrt(syy)
+    return min(1.0, max(-1.0, r))
+
+
+@njit(**_JIT)
+def rmse(x, y):
+    return np.sqrt(mean((x - y) ** 2))
+
+
+@njit(**_JIT)
+def r2_determination(y_true, y_pred):
+    """1 - SS_res / SS_tot (scikit-learn's r2_score); NaN when y_true is constant."""
+    n = y_true.shape[0]
+    res = pairwise_sum((y_true - y_pred) ** 2, 0, n)
+    tot = pairwise_sum((y_true - mean(y_true)) ** 2, 0, n)
+    if tot == 0.0:
+        return np.nan
+    return 1.0 - res / tot
+
+
+@njit(**_JIT)
+def statistic(code, x, y):
+    """One statistic of a paired sample by code (MEAN uses x only)."""
+    if code == MEAN:
+        return mean(x)
+    if code == MEAN_DIFF:
+        return mean(x) - mean(y)
+    if code == PEARSON:
+        return pearson(x, y)
+    if code == SPEARMAN:
+        return spearman(x, y)
+    if code == RMSE:
+        return rmse(x, y)
+    if code == R2:
+        return r2_determination(x, y)
+    counts = np.empty(K_FIELDS, np.int64)
+    kendall_counts(x, y, counts)
+    return kendall_from_counts(counts, code)
+
+
+# ---------------------------------------------------------------- batched over rows
+
+@njit(parallel=True, **_JIT)
+def rows_kendall(X, Y, omit, counts_out, nan_rows):
+    """Kendall counts of each row pair; NaN pairs dropped (omit) or flagged (propagate)."""
+    for r in prange(X.shape[0]):
+        x, y, has_nan = _row_pair(X[r], Y[r], omit)
+        nan_rows[r] = has_nan
+        if has_nan and not omit:
+            counts_out[r, :] = 0
+            continue
+        kendall_counts(x, y, counts_out[r])
+
+
+@njit(parallel=True, **_JIT)
+def rows_statistic(code, X, Y, omit, out, n_out, nan_rows):
+    """A Pearson-type statistic of each row pair with the NaN handling of rows_kendall."""
+    for r in prange(X.shape[0]):
+        x, y, has_nan = _row_pair(X[r], Y[r], omit)
+        nan_rows[r] = has_nan
+        n_out[r] = x.shape[0]
+        if (has_nan and not omit) or x.shape[0] < 2:
+            out[r] = np.nan
+        else:
+            out[r] = statistic(code, x, y)
+
+
+@njit(**_JIT)
+def _row_pair(x, y, omit):
+    has_nan = False
+    for i in range(x.shape[0]):
+        if np.isnan(x[i]) or np.isnan(y[i]):
+            has_nan = True
+            break
+    if not (has_nan and omit):
+        return x, y, has_nan
+    keep = ~(np.isnan(x) | np.isnan(y))
+    return x[keep], y[keep], has_nan
+
+
+# ---------------------------------------------------------------- resampling
+
+@njit(parallel=True, **_JIT)
+def bootstrap_paired(code, x, y, n_resamples, seed, given_idx, out):
+    """Statistic of (x, y) resampled with replacement, one value per replicate.
+
+    Indices come from given_idx (shape (n_resamples, n), e.g. drawn by numpy as scipy does) when
+    it has rows, else from draw_indices(seed, b, ...).
+    """
+    n = x.shape[0]
+    use_given = given_idx.shape[0] == n_resamples
+    for b in prange(n_resamples):
+        if use_given:
+            idx = given_idx[b]
+        else:
+            idx = np.empty(n, np.int64)
+            draw_indices(seed, b, n, idx)
+        if code == MEAN:
+            out[b] = gathered_pairwise_sum(x, idx, 0, n) / n
+        elif code == MEAN_DIFF:
+            out[b] = gathered_pairwise_sum(x, idx, 0, n) / n - gathered_pairwise_sum(y, idx, 0, n) / n
+        else:
+            out[b] = statistic(code, x[idx], y[idx])
+
+
+@njit(parallel=True, **_JIT)
+def bootstrap_two_statistics(code, a, b, h, n_resamples, seed, out_a, out_b):
+    """Paired replicates of statistic(a*, h*) and statistic(b*, h*) on the same resampled items."""
+    n = a.shape[0]
+    for r in prange(n_resamples):
+        idx = np.empty(n, np.int64)
+        draw_indices(seed, r, n, idx)
+        hs = h[idx]
+        out_a[r] = statistic(code, a[idx], hs)
+        out_b[r] = statistic(code, b[idx], hs)
+
+
+@njit(parallel=True, **_JIT)
+def bootstrap_mean_difference(d, n_resamples, seed, out):
+    """Mean of resampled per-item differences (system X minus Y), one value per replicate."""
+    n = d.shape[0]
+    for b in prange(n_resamples):
+        idx = np.empty(n, np.int64)
+        draw_indices(seed, b, n, idx)
+        out[b] = gathered_pairwise_sum(d, idx, 0, n) / n
+
+
+@njit(parallel=True, **_JIT)
+def bootstrap_leaderboards(code, A, B, n_resamples, seed, out):
+    """Correlation between the system means of A and B (systems x queries) over resampled queries."""
+    n_sys, n_q = A.shape
+    for r in prange(n_resamples):
+        idx = np.empty(n_q, np.int64)
+        draw_indices(seed, r, n_q, idx)
+        ma = np.empty(n_sys)
+        mb = np.empty(n_sys)
+        for s in range(n_sys):
+            ma[s] = gathered_pairwise_sum(A[s], idx, 0, n_q) / n_q
+            mb[s] = gathered_pairwise_sum(B[s], idx, 0, n_q) / n_q
+        out[r] = statistic(code, ma, mb)
+
+
+@njit(parallel=True, **_JIT)
+def jackknife(code, x, y, out):
+    """Leave-one-out values of the statistic (for BCa's acceleration)."""
+    n = x.shape[0]
+    for i in prange(n):
+        keep = np.ones(n, np.bool_)
+        keep[i] = False
+        out[i] = statistic(code, x[keep], y[keep])
+
+
+@njit(parallel=True, **_JIT)
+def resample_means_rows(matrix, idx, out):
+    """rouge-score's bootstrap: out[b, m] = mean over rows idx[b] of matrix[:, m].
+
+    numpy's ``matrix[idx].mean(axis=0)`` adds rows one after another for a 2-D matrix, except
+    with a single column, where the reduction is contiguous and pairwise; follow both.
+    """
+    n_b, n = idx.shape
+    n_m = matrix.shape[1]
+    col = np.ascontiguousarray(matrix[:, 0]) if n_m == 1 else np.empty(0)
+    for b in prange(n_b):
+        if n_m == 1:
+            out[b, 0] = gathered_pairwise_sum(col, idx[b], 0, n) / n
+            continue
+        acc = matrix[idx[b, 0]].copy()
+        for i in range(1, n):
+            row = matrix[idx[b, i]]
+            for m in range(n_m):
+                acc[m] += row[m]
+        for m in range(n_m):
+            out[b, m] = acc[m] / n
+
+
+@njit(**_JIT)
+def kendall_exact_pvalue(n, c, alternative):
+    """scipy.stats._mstats_basic._kendall_p_exact ported (alternative: 0 two-sided, 1 less, 2 greater)."""
+    half = (n * (n - 1)) // 2
+    in_right_tail = c >= half - c
+    c = min(c, half - c)
+    p_mass = 0.0
+    if n == 1:
+        prob = 1.0
+        p_mass = 1.0
+    elif n == 2:
+        prob = 1.0
+        p_mass = 0.5
+    elif c == 0:
+        prob = 2.0 / _FACTORIAL[n] if n < 171 else 0.0
+        p_mass = prob / 2
+    elif c == 1:
+        prob = 2.0 / _FACTORIAL[n - 1] if n < 172 else 0.0
+        p_mass = (n - 1) / _FACTORIAL[n] if n < 171 else 0.0
+    elif 4 * c == n * (n - 1) and alternative == 0:
+        prob = 1.0
+    else:
+        new = np.zeros(c + 1)
+        new[0] = 1.0
+        new[1] = 1.0
+        scaled = n >= 171
+        for j in range(3, n + 1):
+            new = np.cumsum(new)
+            if scaled:
+                new = new / j
+            if j <= c:
+                new[j:] -= new[: c + 1 - j].copy()
+        if scaled:
+            prob = pairwise_sum(new, 0, c + 1)
+            p_mass = new[-1] / 2
+        else:
+            prob = 2.0 * pairwise_sum(new, 0, c + 1) / _FACTORIAL[n]
+            p_mass = new[-1] / _FACTORIAL[n]
+    if alternative != 0:
+        if in_right_tail == (alternative == 2):
+            prob /= 2
+        else:
+            prob = 1 - prob / 2 + p_mass
+    return min(1.0, max(0.0, prob))
+
+
+def _factorials():
+    import math
+
+    return np.array([float(math.factorial(k)) for k in range(171)])
+
+
+_FACTORIAL = _factorials()
+
+
+@njit(**_JIT)
+def kendall_rows_from_counts(counts, code, out):
+    for r in range(counts.shape[0]):
+        out[r] = kendall_from_counts(counts[r], code)

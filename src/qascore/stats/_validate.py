@@ -1,0 +1,81 @@
+"""Input checks of qascore.stats, done once at the public boundary so kernels can trust arrays."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.stats import ConstantInputWarning
+
+NAN_POLICIES = ("propagate", "raise", "omit")
+ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+def check_choice(value, allowed, name: str):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value
+
+
+def as_float_array(values, name: str, ndim: int) -> np.ndarray:
+    """A C-contiguous float64 array of exactly ndim dimensions; anything else is a TypeError/ValueError."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold real numbers: {exc}") from None
+    if arr.ndim != ndim:
+        shape = "a 1-D sequence" if ndim == 1 else "a 2-D array (rows x items)"
+        raise ValueError(f"{name} must be {shape}, got an array of shape {arr.shape}")
+    return np.ascontiguousarray(arr)
+
+
+def first_bad(arr: np.ndarray, bad: np.ndarray) -> str:
+    """Where the first flagged value sits: 'index 3' or 'row 2, index 5'."""
+    where = np.argwhere(bad)[0]
+    if arr.ndim == 1:
+        return f"index {where[0]}"
+    return f"row {where[0]}, index {where[1]}"
+
+
+def check_pair(x, y, names, nan_policy: str, finite: bool, ndim: int):
+    """Validate paired samples (1-D, or 2-D with one sample per row) and apply nan_policy='raise'.
+
+    finite=True (value statistics: Pearson, RMSE, R^2) rejects +-inf wherever it is; rank
+    statistics accept +-inf as ordinary extreme values, as scipy does.
+    """
+    check_choice(nan_policy, NAN_POLICIES, "nan_policy")
+    x = as_float_array(x, names[0], ndim)
+    y = as_float_array(y, names[1], ndim)
+    if x.shape != y.shape:
+        what = "items" if ndim == 1 else "shape"
+        sx = x.shape[0] if ndim == 1 else x.shape
+        sy = y.shape[0] if ndim == 1 else y.shape
+        raise ValueError(f"{names[0]} has {what} {sx} but {names[1]} has {what} {sy}; they must be paired")
+    for arr, name in ((x, names[0]), (y, names[1])):
+        nan = np.isnan(arr)
+        if nan_policy == "raise" and nan.any():
+            raise ValueError(f"{name} contains NaN at {first_bad(arr, nan)} (nan_policy='raise')")
+        if finite:
+            inf = np.isinf(arr)
+            if inf.any():
+                raise ValueError(f"{name} contains {arr[tuple(np.argwhere(inf)[0])]} at {first_bad(arr, inf)}; "
+                                 "this statistic needs finite values")
+    return x, y
+
+
+def check_enough(n_valid: np.ndarray, what: str, omitted: np.ndarray | None = None) -> None:
+    """Fewer than two usable pairs is an error that names the row and how many NaN pairs were dropped."""
+    small = np.flatnonzero(n_valid < 2)
+    if small.size:
+        r = small[0]
+        row = f" in row {r}" if n_valid.shape[0] > 1 else ""
+        dropped = f" after omitting {omitted[r]} pairs with NaN" if omitted is not None and omitted[r] else ""
+        raise ValueError(f"{what} needs at least 2 paired items{row}, got {n_valid[r]}{dropped}")
+
+
+def warn_constant(rows: np.ndarray, what: str, batched: bool) -> None:
+    """scipy's ConstantInputWarning for the rows whose result is NaN because an input is constant."""
+    rows = np.flatnonzero(rows)
+    if rows.size:
+        where = f" (rows {rows[:10].tolist()}{'...' if rows.size > 10 else ''})" if batched else ""
+        warnings.warn(ConstantInputWarning(
+            f"{what}: an input is constant{where}; the correlation is not defined and is NaN"), stacklevel=4)

@@ -1,0 +1,393 @@
+"""Resampling: bootstrap confidence intervals, paired bootstrap tests, micro-averaged means, and a
+drop-in for rouge-score's BootstrapAggregator.
+
+Two sources of resampling indices, both seeded and reproducible:
+
+- ``rng="qascore"`` (default): each replicate draws from its own splitmix64 stream keyed by
+  (seed, replicate) inside the Numba kernel, so replicates run in parallel and the result does not
+  depend on the number of threads.
+- ``rng="scipy"``: indices drawn exactly as ``scipy.stats.bootstrap(..., rng=seed)`` draws them
+  (``numpy.random.default_rng(seed).integers(0, n, (n_resamples, n))``), so intervals equal
+  scipy's for the same seed; slower, because numpy draws the indices.
+"""
+from __future__ import annotations
+
+import collections
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from ..signature import make_signature
+from . import _kernels as K
+from ._threads import numba_threads
+from ._validate import ALTERNATIVES, NAN_POLICIES, as_float_array, check_choice, check_pair, first_bad
+
+STATISTICS = {
+    "mean": K.MEAN,
+    "kendall_tau_a": K.KENDALL_A,
+    "kendall_tau_b": K.KENDALL_B,
+    "kendalltau": K.KENDALL_B,
+    "kendall_tau_c": K.KENDALL_C,
+    "gamma": K.GAMMA,
+    "spearman": K.SPEARMAN,
+    "pearson": K.PEARSON,
+    "rmse": K.RMSE,
+    "r2": K.R2,
+}
+_VALUE_STATISTICS = {K.MEAN, K.PEARSON, K.RMSE, K.R2}  # need finite inputs; ranks accept +-inf
+_RNGS = ("qascore", "scipy")
+
+
+def _quantile(values, probs):
+    """scipy.stats.quantile (what scipy.stats.bootstrap uses) where available, else numpy's."""
+    try:
+        from scipy.stats import quantile
+    except ImportError:  # scipy < 1.15
+        return np.quantile(values, probs)
+    return quantile(values, np.asarray(probs, dtype=np.float64))
+
+
+def _check_seed(seed):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+def _check_resamples(n_resamples):
+    if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, (int, np.integer)) \
+            or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive int, got {n_resamples!r}")
+    return int(n_resamples)
+
+
+def _check_level(level, name="confidence_level"):
+    if not 0.0 < float(level) < 1.0:
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {level!r}")
+    return float(level)
+
+
+def _statistic_code(statistic):
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {', '.join(map(repr, STATISTICS))}, got {statistic!r}")
+    return STATISTICS[statistic]
+
+
+def _prepare_sample(data, code, nan_policy):
+    """(x, y) float arrays for the statistic; y is x for the one-sample mean. NaN per nan_policy."""
+    check_choice(nan_policy, ("raise", "omit"), "nan_policy")
+    finite = code in _VALUE_STATISTICS
+    if code == K.MEAN:
+        x = as_float_array(data, "data", 1)
+        y = x
+    else:
+        if not isinstance(data, tuple) or len(data) != 2:
+            raise ValueError("data must be a tuple (x, y) of paired samples for a two-sample statistic")
+        x, y = check_pair(data[0], data[1], ("data[0]", "data[1]"), nan_policy, finite, 1)
+    if code == K.MEAN:
+        nan = np.isnan(x)
+        if nan_policy == "raise" and nan.any():
+            raise ValueError(f"data contains NaN at {first_bad(x, nan)} (nan_policy='raise')")
+        if finite and np.isinf(x).any():
+            raise ValueError(f"data contains {x[np.isinf(x)][0]} at {first_bad(x, np.isinf(x))}; the mean needs finite values")
+    keep = ~(np.isnan(x) | np.isnan(y))
+    if not keep.all():
+        x, y = np.ascontiguousarray(x[keep]), np.ascontiguousarray(y[keep])
+    if x.shape[0] < 2:
+        raise ValueError(f"the bootstrap needs at least 2 items, got {x.shape[0]}")
+    return x, y
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """A bootstrap confidence interval; ``distribution`` holds the statistic of every replicate."""
+
+    statistic: float
+    low: float
+    high: float
+    standard_error: float
+    distribution: np.ndarray
+    signature: str
+
+    @property
+    def confidence_interval(self) -> tuple[float, float]:
+        return (self.low, self.high)
+
+
+def _scipy_indices(seed, n_resamples, n):
+    return np.random.default_rng(seed).integers(0, n, (n_resamples, n))
+
+
+def bootstrap_distribution(x, y, code, n_resamples, seed, rng, n_jobs):
+    """The statistic of n_resamples paired resamples of (x, y)."""
+    idx = _scipy_indices(seed, n_resamples, x.shape[0]) if rng == "scipy" else np.empty((0, 0), np.int64)
+    out = np.empty(n_resamples)
+    with numba_threads(n_jobs):
+        K.bootstrap_paired(code, x, y, n_resamples, seed, idx, out)
+    return out
+
+
+def _bca_probabilities(theta_hat, theta_b, jack, alpha):
+    """scipy.stats.bootstrap's BCa: bias from the replicate rank of theta_hat, acceleration from the jackknife."""
+    percentile = (np.count_nonzero(theta_b < theta_hat) + np.count_nonzero(theta_b <= theta_hat)) / (2 * theta_b.size)
+    z0 = special.ndtri(percentile)
+    n = float(jack.size)
+    u = (n - 1) * (np.mean(jack) - jack)
+    a_hat = 1 / 6 * (np.sum(u ** 3) / n ** 3) / (np.sum(u ** 2) / n ** 2) ** (3 / 2)
+    z_alpha = float(special.ndtri(alpha))
+    num1 = z0 + z_alpha
+    num2 = z0 - z_alpha
+    return special.ndtr(z0 + num1 / (1 - a_hat * num1)), special.ndtr(z0 + num2 / (1 - a_hat * num2))
+
+
+def bootstrap(data, statistic="mean", *, n_resamples=9999, confidence_level=0.95, method="bca",
+              alternative="two-sided", seed=0, rng="qascore", nan_policy="raise", n_jobs=None):
+    """Bootstrap confidence interval of a statistic (percentile, basic or BCa), as scipy.stats.bootstrap.
+
+    data: a 1-D sample for 'mean', or a pair (x, y) resampled together for the paired statistics
+    ('kendall_tau_a'/'kendall_tau_b'/'kendall_tau_c', 'gamma', 'spearman', 'pearson', 'rmse', 'r2').
+    With rng='scipy' the result equals ``scipy.stats.bootstrap(data, stat, paired=True,
+    rng=seed, n_resamples=..., method=...)`` for the same seed. nan_policy 'omit' drops pairs
+    with NaN before resampling; 'raise' (default) refuses them.
+    """
+    code = _statistic_code(statistic)
+    check_choice(method, ("percentile", "basic", "bca"), "method")
+    check_choice(alternative, ALTERNATIVES, "alternative")
+    check_choice(rng, _RNGS, "rng")
+    n_resamples = _check_resamples(n_resamples)
+    level = _check_level(confidence_level)
+    seed = _check_seed(seed)
+    x, y = _prepare_sample(data, code, nan_policy)
+
+    theta_hat = float(K.statistic(code, x, y))
+    theta_b = bootstrap_distribution(x, y, code, n_resamples, seed, rng, n_jobs)
+    alpha = (1 - level) / 2 if alternative == "two-sided" else 1 - level
+    if method == "bca":
+        jack = np.empty(x.shape[0])
+        with numba_threads(n_jobs):
+            K.jackknife(code, x, y, jack)
+        with np.errstate(invalid="ignore", divide="ignore"):  # degenerate data: NaN, warned below
+            probs = _bca_probabilities(theta_hat, theta_b, jack, alpha)
+    else:
+        probs = (alpha, 1 - alpha)
+    with np.errstate(invalid="ignore"):
+        low, high = (float(v) for v in _quantile(theta_b, probs))
+    if np.isnan(low) or np.isnan(high):
+        from scipy.stats import DegenerateDataWarning
+
+        warnings.warn(DegenerateDataWarning(
+            f"the {method} interval of {statistic} cannot be calculated (degenerate bootstrap distribution "
+            "or undefined statistic); it is NaN"), stacklevel=2)
+    if method == "basic":
+        low, high = 2 * theta_hat - high, 2 * theta_hat - low
+    if alternative == "less":
+        low = -np.inf
+    elif alternative == "greater":
+        high = np.inf
+    sig = make_signature("bootstrap", statistic=statistic, method=method, level=level, alternative=alternative,
+                         resamples=n_resamples, seed=seed, rng=rng, nan_policy=nan_policy)
+    return BootstrapResult(theta_hat, low, high, float(np.std(theta_b, ddof=1)), theta_b, sig)
+
+
+# ---------------------------------------------------------------- paired bootstrap tests
+
+@dataclass(frozen=True)
+class PairedBootstrapResult:
+    """Paired bootstrap test of A against B (Koehn 2004).
+
+    win_rate is the share of replicates in which A beats B (greater value), p_value the share in
+    which it does not (one-sided: small p means A is significantly better). difference is A - B
+    on the original data; low/high the percentile interval of the replicate differences.
+    """
+
+    a: float
+    b: float
+    difference: float
+    win_rate: float
+    tie_rate: float
+    p_value: float
+    low: float
+    high: float
+    n_resamples: int
+    signature: str
+
+
+def _paired_result(a, b, diffs, level, sig):
+    wins = np.count_nonzero(diffs > 0)
+    ties = np.count_nonzero(diffs == 0)
+    alpha = (1 - level) / 2
+    low, high = (float(v) for v in _quantile(diffs, (alpha, 1 - alpha)))
+    n = diffs.size
+    return PairedBootstrapResult(float(a), float(b), float(a - b), wins / n, ties / n, (n - wins) / n,
+                                 low, high, n, sig)
+
+
+def paired_bootstrap_means(scores_a, scores_b, *, n_resamples=1000, seed=0, confidence_level=0.95, n_jobs=None):
+    """Is system A better than B on the same items? Resample items, compare the two means.
+
+    A replicate's difference is the mean of the resampled per-item differences a_i - b_i (equal to
+    the difference of the two resampled means up to rounding).
+    """
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    level = _check_level(confidence_level)
+    a, b = check_pair(scores_a, scores_b, ("scores_a", "scores_b"), "raise", True, 1)
+    if a.shape[0] < 2:
+        raise ValueError(f"the paired bootstrap needs at least 2 items, got {a.shape[0]}")
+    diffs = np.empty(n_resamples)
+    with numba_threads(n_jobs):
+        K.bootstrap_mean_difference(a - b, n_resamples, seed, diffs)
+    sig = make_signature("paired_bootstrap", statistic="mean", resamples=n_resamples, seed=seed, level=level)
+    return _paired_result(K.mean(a), K.mean(b), diffs, level, sig)
+
+
+def paired_bootstrap_correlation(metric_a, metric_b, human, *, statistic="pearson", n_resamples=1000, seed=0,
+                                 confidence_level=0.95, n_jobs=None):
+    """Does metric A correlate better with human scores than metric B? Resample items, recompute both.
+
+    statistic: any paired statistic of STATISTICS except 'mean' (for 'rmse' lower is better, so
+    the comparison is reversed: A wins when its error is smaller).
+    """
+    code = _statistic_code(statistic)
+    if code == K.MEAN:
+        raise ValueError("statistic must compare a metric with human scores, not 'mean'")
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    level = _check_level(confidence_level)
+    finite = code in _VALUE_STATISTICS
+    a, h = check_pair(metric_a, human, ("metric_a", "human"), "raise", finite, 1)
+    b, _ = check_pair(metric_b, human, ("metric_b", "human"), "raise", finite, 1)
+    if a.shape[0] < 2:
+        raise ValueError(f"the paired bootstrap needs at least 2 items, got {a.shape[0]}")
+    out_a = np.empty(n_resamples)
+    out_b = np.empty(n_resamples)
+    with numba_threads(n_jobs):
+        K.bootstrap_two_statistics(code, a, b, h, n_resamples, seed, out_a, out_b)
+    sa, sb = K.statistic(code, a, h), K.statistic(code, b, h)
+    sign = -1.0 if code == K.RMSE else 1.0
+    sig = make_signature("paired_bootstrap", statistic=statistic, resamples=n_resamples, seed=seed, level=level)
+    with np.errstate(invalid="ignore"):
+        return _paired_result(sign * sa, sign * sb, sign * (out_a - out_b), level, sig)
+
+
+# ---------------------------------------------------------------- micro-averaged mean
+
+@dataclass(frozen=True)
+class MeanResult:
+    """A mean over questions with its standard error and a normal-theory interval."""
+
+    mean: float
+    standard_error: float
+    low: float
+    high: float
+    n: int
+    signature: str
+
+
+def micro_average(values, weights=None, *, confidence_level=0.95):
+    """Mean over questions with standard error and interval (Nuggeteer's "micro-averaged" score).
+
+    Without weights: the mean of per-question values, SE = sample std (ddof=1) / sqrt(n). With
+    weights (e.g. items per question): the pooled ratio sum(w v) / sum(w) with the linearised
+    (ratio-estimator) SE sqrt(n / (n - 1) * sum(w_i^2 (v_i - mean)^2)) / sum(w). The interval is
+    mean +- z * SE with z the normal quantile of the level.
+    """
+    level = _check_level(confidence_level)
+    v = as_float_array(values, "values", 1)
+    if not np.isfinite(v).all():
+        raise ValueError(f"values contains {v[~np.isfinite(v)][0]} at {first_bad(v, ~np.isfinite(v))}")
+    n = v.shape[0]
+    if n < 2:
+        raise ValueError(f"a mean with a standard error needs at least 2 questions, got {n}")
+    if weights is None:
+        m = K.mean(v)
+        se = float(np.std(v, ddof=1) / np.sqrt(n))
+    else:
+        w = as_float_array(weights, "weights", 1)
+        if w.shape != v.shape:
+            raise ValueError(f"values has {n} items but weights has {w.shape[0]}")
+        bad = ~np.isfinite(w) | (w < 0)
+        if bad.any():
+            raise ValueError(f"weights must be finite and non-negative; {w[bad][0]} at {first_bad(w, bad)}")
+        total = w.sum()
+        if total == 0:
+            raise ValueError("weights sum to 0; the weighted mean is undefined")
+        m = float((w * v).sum() / total)
+        se = float(np.sqrt(n / (n - 1) * np.sum((w * (v - m)) ** 2)) / total)
+    z = float(special.ndtri(0.5 + level / 2))
+    sig = make_signature("micro_average", weighted=weights is not None, level=level, interval="normal")
+    return MeanResult(float(m), se, float(m - z * se), float(m + z * se), n, sig)
+
+
+# ---------------------------------------------------------------- rouge-score compatibility
+
+AggregateScore = collections.namedtuple("AggregateScore", ["low", "mid", "high"])
+
+
+def rouge_bootstrap_percentiles(matrix, *, confidence_interval=0.95, n_samples=1000, random_state=None):
+    """rouge-score's BootstrapAggregator._bootstrap_resample on one (items x measures) matrix.
+
+    Draws from random_state (a numpy RandomState; None = numpy's global state, as rouge-score
+    does) exactly what rouge-score draws, so for the same numpy seed the (low, mid, high)
+    percentiles of the bootstrap means are identical. Returns a (3, measures) array.
+    """
+    if confidence_interval < 0 or confidence_interval > 1:
+        raise ValueError("confidence_interval must be in range [0, 1]")
+    if n_samples <= 0:
+        raise ValueError("n_samples must be positive")
+    m = as_float_array(matrix, "matrix", 2)
+    if m.shape[0] < 1:
+        raise ValueError("matrix has no rows (no scores were added)")
+    state = np.random.mtrand._rand if random_state is None else random_state
+    # rouge-score calls np.random.choice(np.arange(n), size=n) once per sample; one randint call
+    # of shape (n_samples, n) consumes the legacy generator identically.
+    idx = state.randint(0, m.shape[0], size=(int(n_samples), m.shape[0]))
+    means = np.empty((int(n_samples), m.shape[1]))
+    K.resample_means_rows(m, idx, means)
+    delta = (1 - confidence_interval) / 2
+    return np.percentile(means, 100 * np.array([delta, 0.5, 1 - delta]), axis=0)
+
+
+class BootstrapAggregator:
+    """Drop-in for ``rouge_score.scoring.BootstrapAggregator`` with the resampling in Numba.
+
+    Same constructor, ``add_scores`` and ``aggregate``; for the same numpy global seed (or a
+    RandomState passed as random_state) the numbers are identical to rouge-score's.
+    """
+
+    def __init__(self, confidence_interval=0.95, n_samples=1000, random_state=None):
+        if confidence_interval < 0 or confidence_interval > 1:
+            raise ValueError("confidence_interval must be in range [0, 1]")
+        if n_samples <= 0:
+            raise ValueError("n_samples must be positive")
+        self._n_samples = n_samples
+        self._confidence_interval = confidence_interval
+        self._random_state = random_state
+        self._scores = collections.defaultdict(list)
+
+    def add_scores(self, scores):
+        for score_type, score in scores.items():
+            self._scores[score_type].append(score)
+
+    def aggregate(self):
+        result = {}
+        for score_type, scores in self._scores.items():
+            percentiles = rouge_bootstrap_percentiles(
+                np.vstack(tuple(scores)), confidence_interval=self._confidence_interval,
+                n_samples=self._n_samples, random_state=self._random_state)
+            cls = scores[0].__class__
+            result[score_type] = AggregateScore(*(cls(*percentiles[j, :]) for j in range(3)))
+        return result
+
+    @property
+    def signature(self) -> str:
+        return make_signature("rouge_bootstrap", level=self._confidence_interval, samples=self._n_samples,
+                              rng="numpy-legacy")
+
+
+__all__ = [
+    "AggregateScore", "BootstrapAggregator", "BootstrapResult", "MeanResult", "NAN_POLICIES",
+    "PairedBootstrapResult", "STATISTICS", "bootstrap", "bootstrap_distribution", "micro_average",
+    "paired_bootstrap_correlation", "paired_bootstrap_means", "rouge_bootstrap_percentiles",
+]

@@ -1,0 +1,258 @@
+"""Correlation and agreement: Kendall tau-a/b/c and gamma, Spearman, Pearson, RMSE, R^2.
+
+Single pairs (``kendalltau(x, y)``) and batches of row pairs (``kendalltau_rows(X, Y)``) share one
+code path: the batch kernels run rows in parallel, p-values are vectorised over rows with
+``scipy.special`` in scipy's own formulas.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from ..signature import make_signature
+from . import _kernels as K
+from ._threads import numba_threads
+from ._validate import ALTERNATIVES, check_choice, check_enough, check_pair, warn_constant
+
+_KENDALL_CODES = {"a": K.KENDALL_A, "b": K.KENDALL_B, "c": K.KENDALL_C}
+_ALT_CODES = {"two-sided": 0, "less": 1, "greater": 2}
+
+
+@dataclass(frozen=True)
+class CorrelationResult:
+    """One correlation: unpacks as ``statistic, pvalue`` like scipy's results.
+
+    pvalue is None for statistics without a test here (gamma); n is the number of pairs used
+    (after nan_policy='omit').
+    """
+
+    statistic: float
+    pvalue: float | None
+    n: int
+    signature: str
+
+    @property
+    def correlation(self) -> float:
+        return self.statistic
+
+    def __iter__(self):
+        return iter((self.statistic, self.pvalue))
+
+
+@dataclass(frozen=True)
+class RowsResult:
+    """Row-wise correlations of two (rows x items) arrays; arrays of length rows."""
+
+    statistic: np.ndarray
+    pvalue: np.ndarray | None
+    n: np.ndarray
+    signature: str
+
+    def __iter__(self):
+        return iter((self.statistic, self.pvalue))
+
+
+def _rows_of(x, y, batched: bool, name: str, nan_policy: str, finite: bool):
+    ndim = 2 if batched else 1
+    names = ("X", "Y") if batched else ("x", "y")
+    X, Y = check_pair(x, y, names, nan_policy, finite, ndim)
+    if not batched:
+        X, Y = X[None, :], Y[None, :]
+    if X.shape[1] < 2:
+        raise ValueError(f"{name} needs at least 2 paired items, got {X.shape[1]}")
+    return X, Y
+
+
+def _single_or_rows(batched, statistic, pvalue, n, signature):
+    if batched:
+        return RowsResult(statistic, pvalue, n, signature)
+    return CorrelationResult(float(statistic[0]), None if pvalue is None else float(pvalue[0]),
+                             int(n[0]), signature)
+
+
+def _pvalue_from_normal(z, alternative):
+    if alternative == "less":
+        return special.ndtr(z)
+    if alternative == "greater":
+        return special.ndtr(-z)
+    return 2 * special.ndtr(-np.abs(z))
+
+
+def _kendall(x, y, code, method, alternative, nan_policy, n_jobs, batched, name):
+    check_choice(method, ("auto", "exact", "asymptotic"), "method")
+    check_choice(alternative, ALTERNATIVES, "alternative")
+    X, Y = _rows_of(x, y, batched, name, nan_policy, finite=False)
+    omit = nan_policy == "omit"
+    counts = np.zeros((X.shape[0], K.K_FIELDS), np.int64)
+    nan_rows = np.zeros(X.shape[0], np.bool_)
+    with numba_threads(n_jobs):
+        K.rows_kendall(X, Y, omit, counts, nan_rows)
+    propagated = nan_rows & (not omit)
+    n = counts[:, K.K_N]
+    if omit:
+        check_enough(n, name, X.shape[1] - n)
+    stat = np.empty(X.shape[0])
+    K.kendall_rows_from_counts(counts, code, stat)
+    tot, xtie, ytie = counts[:, K.K_TOT], counts[:, K.K_XTIE], counts[:, K.K_YTIE]
+    constant = ~propagated & ((xtie == tot) | (ytie == tot))
+    warn_constant(constant, name, batched)
+    pvalue = None
+    if code != K.GAMMA:
+        pvalue = _kendall_pvalues(counts, method, alternative, np.isnan(stat))
+    sig = make_signature(name, variant={K.KENDALL_A: "a", K.KENDALL_B: "b", K.KENDALL_C: "c"}.get(code, "gamma"),
+                         method=method, alternative=alternative, nan_policy=nan_policy)
+    return _single_or_rows(batched, stat, pvalue, n, sig)
+
+
+def _kendall_pvalues(counts, method, alternative, undefined):
+    """scipy.stats.kendalltau's p-value rules, row by row (the same test for tau-a, b and c)."""
+    n = counts[:, K.K_N]
+    dis, tot = counts[:, K.K_DIS], counts[:, K.K_TOT]
+    xtie, ytie = counts[:, K.K_XTIE], counts[:, K.K_YTIE]
+    ties = (xtie != 0) | (ytie != 0)
+    if method == "exact" and np.any(ties & ~undefined):
+        row = np.flatnonzero(ties & ~undefined)[0]
+        where = f" (row {row})" if counts.shape[0] > 1 else ""
+        raise ValueError(f"Ties found{where}, exact method cannot be used.")
+    if method == "auto":
+        exact = ~ties & ((n <= 33) | (np.minimum(dis, tot - dis) <= 1))
+    else:
+        exact = np.full(n.shape, method == "exact")
+    pvalue = np.full(n.shape, np.nan)
+    alt = _ALT_CODES[alternative]
+    for r in np.flatnonzero(exact & ~undefined):
+        pvalue[r] = K.kendall_exact_pvalue(int(n[r]), int(tot[r] - dis[r]), alt)
+    asym = ~exact & ~undefined
+    if asym.any():
+        f = counts[asym].astype(np.float64)
+        size = f[:, K.K_N]
+        m = size * (size - 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = ((m * (2 * size + 5) - f[:, K.K_X1] - f[:, K.K_Y1]) / 18
+                   + (2 * f[:, K.K_XTIE] * f[:, K.K_YTIE]) / m
+                   + f[:, K.K_X0] * f[:, K.K_Y0] / (9 * m * (size - 2)))
+            z = (f[:, K.K_CON] - f[:, K.K_DIS]) / np.sqrt(var)
+        pvalue[asym] = _pvalue_from_normal(z, alternative)
+    return pvalue
+
+
+def kendalltau(x, y, *, variant="b", method="auto", alternative="two-sided", nan_policy="propagate"):
+    """Kendall's tau-a, tau-b (default) or tau-c with scipy.stats.kendalltau's p-value.
+
+    method 'auto' uses the exact null distribution when there are no ties and n <= 33 or at most
+    one pair is discordant (or concordant), otherwise the normal approximation with the tie
+    correction; 'exact' with ties is an error, as in scipy.
+    """
+    code = _KENDALL_CODES[check_choice(variant, tuple(_KENDALL_CODES), "variant")]
+    return _kendall(x, y, code, method, alternative, nan_policy, 1, False, "kendalltau")
+
+
+def kendalltau_rows(X, Y, *, variant="b", method="auto", alternative="two-sided", nan_policy="propagate",
+                    n_jobs=None):
+    """kendalltau of every row pair of two (rows x items) arrays, rows in parallel."""
+    code = _KENDALL_CODES[check_choice(variant, tuple(_KENDALL_CODES), "variant")]
+    return _kendall(X, Y, code, method, alternative, nan_policy, n_jobs, True, "kendalltau")
+
+
+def goodman_kruskal_gamma(x, y, *, nan_policy="propagate"):
+    """(C - D) / (C + D): Kendall's tau that ignores every tied pair (Nuggeteer's "gamma variant")."""
+    return _kendall(x, y, K.GAMMA, "auto", "two-sided", nan_policy, 1, False, "gamma")
+
+
+def goodman_kruskal_gamma_rows(X, Y, *, nan_policy="propagate", n_jobs=None):
+    return _kendall(X, Y, K.GAMMA, "auto", "two-sided", nan_policy, n_jobs, True, "gamma")
+
+
+def _value_rows(code, x, y, nan_policy, n_jobs, batched, name, finite):
+    X, Y = _rows_of(x, y, batched, name, nan_policy, finite)
+    omit = nan_policy == "omit"
+    stat = np.empty(X.shape[0])
+    n = np.empty(X.shape[0], np.int64)
+    nan_rows = np.zeros(X.shape[0], np.bool_)
+    with numba_threads(n_jobs):
+        K.rows_statistic(code, X, Y, omit, stat, n, nan_rows)
+    if omit:
+        check_enough(n, name, X.shape[1] - n)
+    propagated = nan_rows & (not omit)
+    return stat, n, propagated
+
+
+def _spearman(x, y, alternative, nan_policy, n_jobs, batched):
+    check_choice(alternative, ALTERNATIVES, "alternative")
+    stat, n, propagated = _value_rows(K.SPEARMAN, x, y, nan_policy, n_jobs, batched, "spearmanr", False)
+    warn_constant(np.isnan(stat) & ~propagated, "spearmanr", batched)
+    dof = (n - 2).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = stat * np.sqrt((dof / ((stat + 1.0) * (1.0 - stat))).clip(0))
+        if alternative == "less":
+            p = special.stdtr(dof, t)
+        elif alternative == "greater":
+            p = special.stdtr(dof, -t)
+        else:
+            p = 2 * special.stdtr(dof, -np.abs(t))
+    sig = make_signature("spearmanr", ranks="average", alternative=alternative, nan_policy=nan_policy)
+    return _single_or_rows(batched, stat, p, n, sig)
+
+
+def spearmanr(x, y, *, alternative="two-sided", nan_policy="propagate"):
+    """Spearman's rho on average ranks with scipy.stats.spearmanr's t-distribution p-value."""
+    return _spearman(x, y, alternative, nan_policy, 1, False)
+
+
+def spearmanr_rows(X, Y, *, alternative="two-sided", nan_policy="propagate", n_jobs=None):
+    return _spearman(X, Y, alternative, nan_policy, n_jobs, True)
+
+
+def _pearson(x, y, alternative, nan_policy, n_jobs, batched):
+    check_choice(alternative, ALTERNATIVES, "alternative")
+    stat, n, propagated = _value_rows(K.PEARSON, x, y, nan_policy, n_jobs, batched, "pearsonr", True)
+    warn_constant(np.isnan(stat) & ~propagated, "pearsonr", batched)
+    ab = n / 2.0 - 1
+    if alternative == "less":
+        p = special.betainc(ab, ab, (stat + 1) / 2)
+    elif alternative == "greater":
+        p = special.betaincc(ab, ab, (stat + 1) / 2)
+    else:
+        p = 2 * special.betaincc(ab, ab, (np.abs(stat) + 1) / 2)
+    p = np.where((n == 2) & ~np.isnan(stat), 1.0, p)
+    sig = make_signature("pearsonr", alternative=alternative, nan_policy=nan_policy)
+    return _single_or_rows(batched, stat, p, n, sig)
+
+
+def pearsonr(x, y, *, alternative="two-sided", nan_policy="propagate"):
+    """Pearson's r with scipy.stats.pearsonr's exact (beta distribution) p-value.
+
+    Values must be finite (+-inf is an error); NaN follows nan_policy.
+    """
+    return _pearson(x, y, alternative, nan_policy, 1, False)
+
+
+def pearsonr_rows(X, Y, *, alternative="two-sided", nan_policy="propagate", n_jobs=None):
+    return _pearson(X, Y, alternative, nan_policy, n_jobs, True)
+
+
+def rmse(predicted, actual, *, nan_policy="propagate") -> float:
+    """Root mean squared error sqrt(mean((predicted - actual)^2)); values must be finite."""
+    stat, _, _ = _value_rows(K.RMSE, predicted, actual, nan_policy, 1, False, "rmse", True)
+    return float(stat[0])
+
+
+def r2_score(y_true, y_pred, *, nan_policy="propagate", force_finite=False) -> float:
+    """Coefficient of determination 1 - SS_res/SS_tot, as scikit-learn's r2_score.
+
+    With a constant y_true it is undefined: NaN with a ConstantInputWarning, or with
+    force_finite=True scikit-learn's convention (1.0 for a perfect prediction, else 0.0).
+    For the squared Pearson correlation use ``pearsonr(x, y).statistic ** 2``.
+    """
+    stat, _, propagated = _value_rows(K.R2, y_true, y_pred, nan_policy, 1, False, "r2_score", True)
+    value = float(stat[0])
+    if np.isnan(value) and not propagated[0]:
+        if force_finite:
+            y_true = np.asarray(y_true, np.float64)
+            y_pred = np.asarray(y_pred, np.float64)
+            keep = ~(np.isnan(y_true) | np.isnan(y_pred))
+            return 1.0 if np.array_equal(y_true[keep], y_pred[keep]) else 0.0
+        warn_constant(np.array([True]), "r2_score (y_true)", False)
+    return value
