@@ -174,3 +174,77 @@ def test_cli_on_demo_data(tmp_path, capsys):
                  "--judgements", str(DEMO / "judgements.txt")]) == 0
     assert main(["nuggets", "score", "--method", "pourpre", "--key", str(DEMO / "answer_key.txt"), "--runs", str(DEMO / "run.txt")]) == 0
     assert main(["nuggets", "score", "--key", str(DEMO / "answer_key.txt")]) == 2
+
+
+# ---------------------------------------------------------------- threshold selection
+
+JUDGED_RUNS = {
+    "RUN-1": (["Lovelace was the daughter of the poet Lord Byron.", "She wrote the first computer program."], {1: ["3"], 2: ["2"]}),
+    "RUN-2": (["Ada Lovelace was born in London in 1815.", "She liked horses."], {1: ["4"]}),
+    "RUN-3": (["The Ada programming language was named after her.", "Babbage built engines.",
+               "Daughter of Lord Byron, she wrote the first computer program."], {1: ["5"], 3: ["1", "2"]}),
+    "RUN-4": (["Nothing relevant at all.", "Still nothing useful."], {}),
+}
+
+
+def judged_task():
+    key = read_answer_key(DEMO / "answer_key.txt")
+    judged = Judgements()
+    for tag, (texts, nuggets) in JUDGED_RUNS.items():
+        run = make_run(tag, *texts, qid="1.1")
+        judged.runs[tag] = run
+        judged.assigned[tag, "1.1"] = nuggets
+    return key, judged
+
+
+def plain_gamma(x, y):
+    c = d = 0
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            s = (x[i] - x[j]) * (y[i] - y[j])
+            c += s > 0
+            d += s < 0
+    return (c - d) / (c + d) if c + d else float("nan")
+
+
+@pytest.mark.parametrize("criterion", ["kendall", "rmse"])
+def test_threshold_selection_cross_validates_across_runs(criterion):
+    import math
+
+    from qascore.nuggets.official import score_judged_runs
+    from qascore.nuggets.tuning import select_threshold
+
+    key, judged = judged_task()
+    grid = [0.0, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0]
+    sel = select_threshold(key, judged, beta=3, criterion=criterion, grid=grid)
+    official = {t: s.mean for t, s in score_judged_runs(key, judged, beta=3).items()}
+    assert sel.official == official
+    # recompute every cell plainly: run i scored by a model that never saw run i's judgements
+    tags = list(JUDGED_RUNS)
+    table = []
+    for t in grid:
+        row = [Nuggeteer(key, judgements=judged, exclude_runs={tag}).score([judged.runs[tag]], beta=3, threshold=t)[0].mean
+               for tag in tags]
+        table.append(row)
+    target = [official[t] for t in tags]
+    rmse = [math.sqrt(sum((a - b) ** 2 for a, b in zip(row, target)) / len(row)) for row in table]
+    gamma = [plain_gamma(row, target) for row in table]
+    assert list(sel.rmse) == pytest.approx(rmse, rel=1e-12)
+    assert [g for g in sel.kendall if g == g] == pytest.approx([g for g in gamma if g == g], rel=1e-12)
+    if criterion == "rmse":
+        assert sel.threshold == grid[rmse.index(min(rmse))]
+    else:
+        best = max(g for g in gamma if g == g)
+        assert sel.threshold == grid[[i for i, g in enumerate(gamma) if g == best][0]]
+    assert sel.predicted == pytest.approx(dict(zip(tags, table[grid.index(sel.threshold)])))
+    assert "select:" + criterion in sel.signature
+
+
+def test_score_carries_a_95_percent_interval():
+    key = read_answer_key(DEMO / "answer_key.txt")
+    runs = list(read_runs(DEMO / "run.txt").values())
+    score = Nuggeteer(key, judgements=read_judgements(DEMO / "judgements.txt")).score(runs, beta=3)[0]
+    f = [q.f for q in score.questions.values()]
+    mean = sum(f) / 2
+    half = 1.959963984540054 * (abs(f[0] - f[1]) / 2 ** 0.5) / 2 ** 0.5  # sample sd of 2 values / sqrt(2)
+    assert score.interval == pytest.approx((mean - half, mean + half), rel=1e-9)

@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..signature import make_signature
+from ..stats import micro_average
 from .analysis import Analyzer, IdfTable
 from .formats import AnswerKey, Judgements, Response, Run
 from .ngram_index import NgramIndex, QuestionNuggets
@@ -250,6 +251,10 @@ class Nuggeteer:
 def score_assignment(key: AnswerKey, assignment: RunAssignment, beta: float) -> RunScore:
     score = score_run(key, assignment.run.tag, assignment.matched(), assignment.run.responses, beta=beta, method="nuggeteer")
     score.signature = f"{assignment.signature}|beta:{beta}"
+    if len(score.questions) >= 2:
+        # Nuggeteer's 95% interval: mean over questions +- 1.96 standard errors (qascore.stats)
+        mean = micro_average([q.f for q in score.questions.values()])
+        score.interval = (mean.low, mean.high)
     score.unknown_questions = sorted(set(score.unknown_questions) | set(assignment.unknown_questions))
     return score
 

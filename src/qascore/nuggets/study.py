@@ -21,6 +21,7 @@ from .formats import AnswerKey, Judgements, Nugget, Question, RagTopic, Run
 from .nuggeteer import Nuggeteer
 from .pourpre import Containment, UnigramMatcher
 from .analysis import Analyzer
+from ..stats import rmse
 from .tuning import agreement, threshold_grid
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
@@ -100,7 +101,8 @@ class StudyRow:
     recall: float
     f1: float
     rmse: float
-    kendall: float
+    tau_b: float
+    gamma: float
 
 
 @dataclass
@@ -130,8 +132,8 @@ class _Truth:
         p = tp / carried.sum() if carried.sum() else 0.0
         r = tp / self.supported.sum() if self.supported.sum() else 0.0
         f = 2 * p * r / (p + r) if p + r else 0.0
-        rmse, tau = agreement(self.vital_scores(carried), self.vital_scores(self.supported))
-        return StudyRow(method, direction, threshold, p, r, f, rmse, tau)
+        a = agreement(self.vital_scores(carried), self.vital_scores(self.supported))
+        return StudyRow(method, direction, threshold, p, r, f, a.rmse, a.tau_b, a.gamma)
 
 
 def _key_positions(index, key: AnswerKey) -> np.ndarray:
@@ -164,7 +166,7 @@ def _matcher_assign(matcher: UnigramMatcher, run: Run):
 def _best_threshold(assign_at, truth: _Truth, grid) -> float:
     """Threshold minimising the RMSE of per-topic vital scores against the labels."""
     gold = truth.vital_scores(truth.supported)
-    errors = [agreement(truth.vital_scores(assign_at(t)), gold)[0] for t in grid]
+    errors = [rmse(truth.vital_scores(assign_at(t)), gold) for t in grid]
     return float(grid[int(np.argmin(errors))])
 
 
@@ -199,9 +201,9 @@ def run_study(topics_a: list[RagTopic], topics_b: list[RagTopic], name_a: str = 
 
 
 def format_table(rows: list[StudyRow]) -> str:
-    lines = ["| method | train->test | threshold | P | R | F1 | RMSE vital | Kendall tau vital |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| method | train->test | threshold | P | R | F1 | RMSE vital | tau-b vital | gamma vital |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         t = "-" if r.threshold is None else f"{r.threshold:.2f}"
-        lines.append(f"| {r.method} | {r.direction} | {t} | {r.precision:.3f} | {r.recall:.3f} | {r.f1:.3f} | {r.rmse:.3f} | {r.kendall:.3f} |")
+        lines.append(f"| {r.method} | {r.direction} | {t} | {r.precision:.3f} | {r.recall:.3f} | {r.f1:.3f} | {r.rmse:.3f} | {r.tau_b:.3f} | {r.gamma:.3f} |")
     return "\n".join(lines)

@@ -4,10 +4,12 @@ As in the paper (section 4): each run is scored by classifiers trained on the ju
 *other* runs (with ``group_of``, of other groups: runs of one institution are alike), so its own
 judgements never score it; the official scores are recomputed from the judgements; the threshold
 that maximises Kendall's tau (or minimises the RMSE) between the predicted and official run
-scores over all runs is chosen. Statistics come from :mod:`qascore.stats`.
+scores over all runs is chosen. Kendall's tau is the gamma variant the paper uses (tied pairs
+ignored). Statistics come from :mod:`qascore.stats`.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -27,14 +29,23 @@ def threshold_grid(step: float = 0.01) -> np.ndarray:
     return np.round(np.arange(0.0, 1.0 + step / 2, step), 12)
 
 
-def agreement(predicted, official) -> tuple[float, float]:
-    """(RMSE, Kendall tau gamma variant: ties kept as tau-b) of predicted vs official scores."""
-    from ..stats import kendalltau, rmse
+@dataclass(frozen=True)
+class Agreement:
+    rmse: float
+    tau_b: float  # NaN when either side is constant
+    gamma: float  # Goodman-Kruskal gamma, the paper's "gamma variant" of tau (ties ignored)
+
+
+def agreement(predicted, official) -> Agreement:
+    """RMSE, Kendall tau-b and gamma of predicted against official scores (qascore.stats)."""
+    from ..stats import goodman_kruskal_gamma, kendalltau, rmse
 
     predicted = np.asarray(predicted, dtype=np.float64)
     official = np.asarray(official, dtype=np.float64)
-    tau = kendalltau(predicted, official, variant="b").statistic
-    return float(rmse(predicted, official)), float(tau) if np.isfinite(tau) else 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant predictions: NaN correlation, handled by callers
+        return Agreement(float(rmse(predicted, official)), float(kendalltau(predicted, official).statistic),
+                         float(goodman_kruskal_gamma(predicted, official).statistic))
 
 
 @dataclass
@@ -42,7 +53,7 @@ class ThresholdSelection:
     threshold: float
     criterion: str
     grid: np.ndarray
-    kendall: np.ndarray  # per grid threshold
+    kendall: np.ndarray  # per grid threshold: the gamma variant (NaN where predictions are constant)
     rmse: np.ndarray
     predicted: dict[str, float]  # run tag -> cross-validated Nuggeteer score at the chosen threshold
     official: dict[str, float]
@@ -73,9 +84,12 @@ def select_threshold(key: AnswerKey, judgements: Judgements, *, beta: float, cri
         for g, t in enumerate(grid):
             scores[g, i] = score_assignment(key, model.assign_from_table(table, [run], float(t))[0], beta).mean
     target = np.array([official[r.tag] for r in runs])
-    stats = np.array([agreement(row, target) for row in scores])
-    rmse, kendall = stats[:, 0], stats[:, 1]
-    best = int(np.argmax(kendall)) if criterion == "kendall" else int(np.argmin(rmse))
+    stats = [agreement(row, target) for row in scores]
+    rmse = np.array([a.rmse for a in stats])
+    kendall = np.array([a.gamma for a in stats])
+    if criterion == "kendall" and np.isnan(kendall).all():
+        raise ValueError("Kendall's tau is undefined at every threshold (constant scores); use criterion='rmse'")
+    best = int(np.nanargmax(kendall)) if criterion == "kendall" else int(np.argmin(rmse))
     signature = f"{models[0].signature(float(grid[best]))}|select:{criterion}|cv:leave-group-out|beta:{beta}"
     return ThresholdSelection(float(grid[best]), criterion, grid, kendall, rmse,
                               {r.tag: float(scores[best, i]) for i, r in enumerate(runs)}, official, signature)
