@@ -33,7 +33,7 @@ def test_every_token_of_the_shared_data_stems_as_nltk(shared_data):
     assert mismatches == []
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(_WORDS)
 def test_generated_words_stem_as_nltk(word):
     assert porter_stem(word) == NLTK.stem(word)

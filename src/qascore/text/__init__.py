@@ -4,7 +4,7 @@ A batch of texts becomes one flat int32 array of token ids plus int64 offsets (r
 ``ids[offsets[i]:offsets[i+1]]``). Ids are interned by a :class:`Vocabulary`, so predictions and
 references packed with the same vocabulary compare by id in the kernels.
 """
-from .packing import PackedTokens, Vocabulary
+from .packing import PackedTokens, Vocabulary, check_texts
 from .porter import PorterStemmer, porter_stem
 from .tokenizers import (
     CharTokenizer,
@@ -12,7 +12,6 @@ from .tokenizers import (
     Tokenizer,
     UnicodeWordTokenizer,
     WhitespaceTokenizer,
-    check_texts,
     get_tokenizer,
     register_tokenizer,
 )

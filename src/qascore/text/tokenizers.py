@@ -12,7 +12,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Protocol, Sequence
 
-from .packing import PackedTokens, Vocabulary
+from .encode import encode_rouge_batch
+from .packing import PackedTokens, Vocabulary, check_texts
 from .porter import porter_stem
 
 
@@ -24,13 +25,6 @@ class Tokenizer(Protocol):
     def tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]: ...
 
     def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens: ...
-
-
-def check_texts(texts: Sequence[str], what: str = "texts") -> None:
-    """Raise a TypeError naming the first element that is not a str (None included)."""
-    for index, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"{what}[{index}] must be str, got {type(text).__name__}")
 
 
 def _check_text(text: str) -> None:
@@ -104,6 +98,10 @@ class RougeTokenizer(_TokenizerBase):
             # token longer than 3 characters, so none are dropped here.
             tokens = [porter_stem(token) if len(token) > 3 else token for token in tokens]
         return tokens
+
+    def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens:
+        """Tokenise and intern in compiled code; the same tokens as ``vocab.pack(self.tokenize_batch(texts))``."""
+        return encode_rouge_batch(texts, vocab, self.use_stemmer, n_jobs)
 
     def __repr__(self) -> str:
         return f"RougeTokenizer(use_stemmer={self.use_stemmer})"

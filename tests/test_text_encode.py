@@ -1,0 +1,161 @@
+"""The compiled encode_batch against the readable path: vocab.pack(tokenizer.tokenize_batch(texts))."""
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from qascore._kernels.text_encode import rouge_code_point_bytes
+from qascore.text import RougeTokenizer, UnicodeWordTokenizer, Vocabulary, WhitespaceTokenizer
+from qascore.text import encode as encode_module
+from test_text_corpus import all_texts, msmarco_pairs
+
+
+def _reference_pack(tokenizer, texts):
+    vocab = Vocabulary()
+    return vocab.pack(tokenizer.tokenize_batch(texts)), vocab
+
+
+def _assert_same_packing(packed, expected):
+    assert packed.ids.dtype == np.int32 and packed.offsets.dtype == np.int64
+    np.testing.assert_array_equal(packed.offsets, expected.offsets)
+    np.testing.assert_array_equal(packed.ids, expected.ids)
+
+
+def _rows_as_tokens(packed, vocab):
+    return [[vocab.token(i) for i in packed.row(r)] for r in range(len(packed))]
+
+
+@pytest.fixture(params=[1, 2], ids=["1-thread", "2-threads"])
+def n_jobs(request, monkeypatch):
+    # Let small batches use threads too, so the parallel path meets every generated case.
+    monkeypatch.setattr(encode_module, "MIN_TEXTS_PER_THREAD", 1)
+    return request.param
+
+
+def test_kernel_code_point_table_matches_python_lower_on_all_of_unicode():
+    """The kernel's per-code-point rule is exactly what lower() + [^a-z0-9] does to each one."""
+    table = rouge_code_point_bytes()
+    for code in range(0x110000):
+        lowered = re.sub(r"[^a-z0-9]", " ", chr(code).lower())
+        if code in table:
+            byte, ends_token = table[code]
+            assert lowered[0] == chr(byte) and (lowered[1:] == " ") == ends_token and len(lowered) <= 2, hex(code)
+        else:
+            assert lowered.strip() == "", hex(code)
+
+
+@lru_cache(maxsize=None)
+def _corpus_reference(data_dir, use_stemmer):
+    return _reference_pack(RougeTokenizer(use_stemmer), list(all_texts(data_dir)))
+
+
+@pytest.mark.parametrize("use_stemmer", [False, True])
+def test_encode_matches_reference_on_the_shared_data(shared_data, use_stemmer, n_jobs):
+    texts = list(all_texts(shared_data))
+    tokenizer = RougeTokenizer(use_stemmer=use_stemmer)
+    expected, expected_vocab = _corpus_reference(shared_data, use_stemmer)
+    vocab = Vocabulary()
+    _assert_same_packing(tokenizer.encode_batch(texts, vocab, n_jobs=n_jobs), expected)
+    assert vocab._tokens == expected_vocab._tokens
+
+
+def test_msmarco_references_and_candidates_share_ids(shared_data):
+    references, candidates = msmarco_pairs(shared_data)
+    tokenizer, vocab = RougeTokenizer(use_stemmer=True), Vocabulary()
+    packed_refs = tokenizer.encode_batch(references, vocab)
+    packed_cands = tokenizer.encode_batch(candidates, vocab)
+    assert _rows_as_tokens(packed_refs, vocab) == tokenizer.tokenize_batch(list(references))
+    assert _rows_as_tokens(packed_cands, vocab) == tokenizer.tokenize_batch(list(candidates))
+
+
+_TEXT = (
+    st.text(alphabet=st.characters(codec=None), max_size=60)
+    | st.text(alphabet="aAzZ09 İ\u212a\u0307-é中\U0001F600\n", max_size=40)
+    | st.lists(st.sampled_from(["running", "runs", "ran", "a", "internationalization", "x" * 9, "ies"]), max_size=12).map(" ".join)
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_TEXT, max_size=8), st.booleans())
+def test_encode_matches_reference_on_generated_batches(n_jobs, texts, use_stemmer):
+    tokenizer = RougeTokenizer(use_stemmer)
+    expected, _ = _reference_pack(tokenizer, texts)
+    _assert_same_packing(tokenizer.encode_batch(texts, Vocabulary(), n_jobs=n_jobs), expected)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(_TEXT, max_size=5), min_size=1, max_size=4))
+def test_a_vocabulary_shared_by_calls_and_stemming_modes_stays_consistent(n_jobs, batches):
+    """Ids persist across calls; stemmed and unstemmed encoders share one vocabulary."""
+    vocab = Vocabulary()
+    for index, texts in enumerate(batches):
+        tokenizer = RougeTokenizer(use_stemmer=index % 2 == 1)
+        packed = tokenizer.encode_batch(texts, vocab, n_jobs=n_jobs)
+        assert _rows_as_tokens(packed, vocab) == tokenizer.tokenize_batch(texts)
+        assert vocab.pack(tokenizer.tokenize_batch(texts)).ids.tolist() == packed.ids.tolist()
+
+
+def test_empty_batch_and_empty_texts():
+    packed = RougeTokenizer().encode_batch([], Vocabulary())
+    assert len(packed) == 0 and packed.ids.shape == (0,) and packed.offsets.tolist() == [0]
+    packed = RougeTokenizer().encode_batch(["", "!!", ""], Vocabulary())
+    assert packed.offsets.tolist() == [0, 0, 0, 0] and packed.lengths().tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" * 1_000_000,  # one token of 1 MB
+        "ab " * 300_000,  # many tokens of one type
+        " ".join(f"w{i}" for i in range(100_000)),  # many types: the table grows while scanning
+        ("İx\u212a " * 10_000) + "\U0001F600 end",  # UCS-4 text
+        "中文 Wörd " * 30_000,  # UCS-2 text
+    ],
+    ids=["long-token", "many-tokens", "many-types", "ucs4", "ucs2"],
+)
+def test_huge_texts(text, n_jobs):
+    tokenizer = RougeTokenizer()
+    texts = [text, "tail text"] * 2
+    expected, _ = _reference_pack(tokenizer, texts)
+    _assert_same_packing(tokenizer.encode_batch(texts, Vocabulary(), n_jobs=n_jobs), expected)
+
+
+def test_texts_may_be_any_sequence():
+    vocab = Vocabulary()
+    from_tuple = RougeTokenizer().encode_batch(("a b", "b c"), vocab)
+    assert _rows_as_tokens(from_tuple, vocab) == [["a", "b"], ["b", "c"]]
+
+
+def test_bad_n_jobs_is_an_error():
+    with pytest.raises(ValueError, match="n_jobs"):
+        RougeTokenizer().encode_batch(["a"] * 5000, Vocabulary(), n_jobs=0)
+
+
+def test_threads_sharing_one_vocabulary_agree():
+    texts = [f"token{i % 300} shared words {i}" for i in range(3000)]
+    vocab, results = Vocabulary(), {}
+
+    def encode(slot):
+        results[slot] = RougeTokenizer().encode_batch(texts, vocab, n_jobs=1)
+
+    threads = [threading.Thread(target=encode, args=(slot,)) for slot in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for packed in results.values():
+        np.testing.assert_array_equal(packed.ids, results[0].ids)
+    assert _rows_as_tokens(results[0], vocab) == RougeTokenizer().tokenize_batch(texts)
+
+
+@pytest.mark.parametrize("tokenizer", [UnicodeWordTokenizer(use_stemmer=True), WhitespaceTokenizer()])
+def test_other_tokenizers_encode_through_pack(tokenizer):
+    texts = ["Привет мир running", "中文 text"]
+    vocab = Vocabulary()
+    assert _rows_as_tokens(tokenizer.encode_batch(texts, vocab), vocab) == tokenizer.tokenize_batch(texts)
