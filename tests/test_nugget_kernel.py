@@ -62,7 +62,7 @@ def kernel_recall(questions, responses, n_max, informativeness, idf, n_jobs=1):
                        n_max=n_max, informativeness=informativeness)
     ids, offsets = index.encode([t for _, t in responses])
     question = np.array([q for q, _ in responses], dtype=np.int32)
-    out_offsets, recall, best, entry_nugget = index.recall(ids, offsets, question, index.weights(None if idf is None else idf.get),
+    out_offsets, recall, best, entry_nugget = index.recall(ids, offsets, question, index.weights(None if idf is None else index.term_weights(idf.get)),
                                                            n_jobs=n_jobs)
     rows = [list(recall[out_offsets[i]:out_offsets[i + 1]]) for i in range(len(responses))]
     return rows, index, best, entry_nugget, out_offsets

@@ -1,20 +1,22 @@
 """Turning nugget descriptions and responses into terms, and the idf table that weights them.
 
-Terms are lower-cased word tokens (runs of letters and digits), optionally without stopwords and
-optionally Porter-stemmed (the exact stemmer of :mod:`qascore.text`).
+Terms are the tokens of the text layer's rouge tokeniser (lower-cased runs of ASCII letters and
+digits, as the TREC-era tools saw text), optionally Porter-stemmed (the exact stemmer of
+:mod:`qascore.text`, words longer than 3 characters, as rouge-score) and optionally without
+stopwords. Batches are encoded by the text layer's compiled encoder; stopwords are then dropped
+from the id arrays with numpy, so no per-token Python runs on the scoring path.
 """
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
-from ..text import porter_stem
+import numpy as np
 
-_WORD = re.compile(r"[^\W_]+")
+from ..text import RougeTokenizer, Vocabulary, porter_stem
 
 # The SMART-derived short list Pourpre-style matchers drop (function words only).
 STOPWORDS = frozenset(
@@ -26,14 +28,34 @@ STOPWORDS = frozenset(
     they this those through to too under until up very was we were what when where which while who
     whom why will with would you your yours yourself yourselves""".split()
 )
+# With stemming a stopword arrives stemmed ("because" -> "becaus"): drop those forms too.
+STEMMED_STOPWORDS = STOPWORDS | {porter_stem(w) for w in STOPWORDS if len(w) > 3}
+
+_TOKENIZERS = {False: RougeTokenizer(use_stemmer=False), True: RougeTokenizer(use_stemmer=True)}
 
 
-@dataclass(frozen=True)
+@lru_cache(maxsize=1 << 16)
+def _terms(text: str, stem: bool, stopwords: bool) -> tuple[str, ...]:
+    # cached: the same descriptions and judged responses are analysed by every model built on them
+    words = _TOKENIZERS[stem].tokenize(text)
+    if stopwords:
+        stop = STEMMED_STOPWORDS if stem else STOPWORDS
+        words = [w for w in words if w not in stop]
+    return tuple(words)
+
+
 class Analyzer:
-    """Text -> terms. ``stem`` uses the exact Porter stemmer; ``stopwords`` drops :data:`STOPWORDS`."""
+    """Text -> terms. ``stem`` uses the exact Porter stemmer; ``stopwords`` drops :data:`STOPWORDS`.
 
-    stem: bool = False
-    stopwords: bool = False
+    :meth:`encode` packs a batch into ids of :attr:`vocab` with the compiled encoder; it yields the
+    same terms as :meth:`terms`.
+    """
+
+    def __init__(self, stem: bool = False, stopwords: bool = False):
+        self.stem = bool(stem)
+        self.stopwords = bool(stopwords)
+        self.vocab = Vocabulary()
+        self._tokenizer = _TOKENIZERS[self.stem]
 
     def terms(self, text: str) -> tuple[str, ...]:
         return _terms(text, self.stem, self.stopwords)
@@ -41,25 +63,25 @@ class Analyzer:
     def terms_batch(self, texts: Iterable[str]) -> list[tuple[str, ...]]:
         return [_terms(t, self.stem, self.stopwords) for t in texts]
 
+    def encode(self, texts: Sequence[str], n_jobs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, offsets) of ``texts`` in :attr:`vocab`, stopwords removed when asked."""
+        packed = self._tokenizer.encode_batch(list(texts), self.vocab, n_jobs=n_jobs)
+        ids, offsets = packed.ids, packed.offsets
+        if not self.stopwords or len(ids) == 0:
+            return ids, offsets
+        stop = np.zeros(len(self.vocab), dtype=bool)
+        for w in STEMMED_STOPWORDS if self.stem else STOPWORDS:
+            i = self.vocab.id_of(w)
+            if i is not None:
+                stop[i] = True
+        keep = ~stop[ids]
+        kept = np.zeros(len(offsets), dtype=np.int64)
+        np.cumsum(keep, out=kept[1:])
+        return ids[keep], kept[offsets]
+
     @property
     def settings(self) -> dict:
         return {"stem": self.stem, "stopwords": self.stopwords}
-
-
-@lru_cache(maxsize=1 << 18)
-def _stem(word: str) -> str:
-    return porter_stem(word)
-
-
-@lru_cache(maxsize=1 << 17)
-def _terms(text: str, stem: bool, stopwords: bool) -> tuple[str, ...]:
-    # cached: the same responses and descriptions are analysed again by every model built on them
-    words = _WORD.findall(text.lower())
-    if stopwords:
-        words = [w for w in words if w not in STOPWORDS]
-    if stem:
-        words = [_stem(w) for w in words]
-    return tuple(words)
 
 
 @dataclass(frozen=True)
@@ -84,6 +106,11 @@ class IdfTable:
 
     def idf(self, term: str) -> float:
         return math.log((self.n_documents + 1) / (self.df.get(term, 0) + 0.5))
+
+    @staticmethod
+    def idf_array(n_documents: int, df: np.ndarray) -> np.ndarray:
+        """The same formula over an array of document frequencies."""
+        return np.log((n_documents + 1) / (np.asarray(df, dtype=np.float64) + 0.5))
 
     @classmethod
     def from_documents(cls, documents: Iterable[str], analyzer: Analyzer, source: str = "corpus") -> "IdfTable":

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._kernels import nugget_recall as _kernel
 from .._parallel import resolve_n_jobs
+from .analysis import Analyzer, IdfTable
 
 ID_BITS = 21
 ID_MASK = (1 << ID_BITS) - 1
@@ -152,11 +153,30 @@ class NgramIndex:
         key = int(self.feat_key[feature])
         return [self.terms[(key >> (ID_BITS * k)) & ID_MASK] for k in range(self.n_max) if (key >> (ID_BITS * k)) & ID_MASK]
 
-    def weights(self, idf_of_term=None) -> tuple[np.ndarray, np.ndarray]:
-        """(entry weights W(e) I(g, e), description totals); ``idf_of_term`` None means count weights."""
-        term_weight = np.ones(len(self.terms), dtype=np.float64)
-        if idf_of_term is not None:
-            term_weight = np.array([0.0] + [idf_of_term(t) for t in self.terms[1:]], dtype=np.float64)
+    def term_weights(self, idf_of_term) -> np.ndarray:
+        """Per description-term id, ``idf_of_term(term)`` (index 0 unused)."""
+        return np.array([0.0] + [idf_of_term(t) for t in self.terms[1:]], dtype=np.float64)
+
+    def pool_idf(self, desc_ids: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """idf of each description term over the responses being scored (each one a document)."""
+        rows = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+        hit = desc_ids != 0
+        pairs = np.unique(rows[hit] * len(self.terms) + desc_ids[hit])
+        df = np.bincount(pairs % len(self.terms), minlength=len(self.terms))
+        return IdfTable.idf_array(max(len(offsets) - 1, 1), df)
+
+    def description_ids(self, ids: np.ndarray, vocab) -> np.ndarray:
+        """Ids of a text-layer ``vocab`` -> description-term ids (0: a term no description holds)."""
+        remap = np.zeros(len(vocab) + 1, dtype=np.int32)
+        for term, did in self.vocab.items():
+            gid = vocab.id_of(term)
+            if gid is not None:
+                remap[gid] = did
+        return remap[ids]
+
+    def weights(self, term_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(entry weights W(e) I(g, e), description totals) from per-term weights (None: count weights)."""
+        term_weight = np.ones(len(self.terms), dtype=np.float64) if term_weight is None else np.array(term_weight, dtype=np.float64)
         term_weight[0] = 0.0
         feat_weight = np.zeros(len(self.feat_key), dtype=np.float64)
         for k in range(self.n_max):
@@ -216,3 +236,16 @@ class NgramIndex:
             if int(self.feat_key[f]) in wanted:
                 out.append((" ".join(self.feature_terms(f)), float(entry_weight[e])))
         return sorted(out, key=lambda p: -p[1])
+
+
+def score_texts(index: NgramIndex, analyzer: Analyzer, texts, question: np.ndarray, *, weighting: str,
+                idf: IdfTable | None, n_jobs: int | None = None):
+    """Encode ``texts`` (compiled), weight terms (idf from ``idf`` or else the texts themselves, or
+    counts) and run the kernel: :meth:`NgramIndex.recall`'s outputs plus the weights used."""
+    ids, offsets = analyzer.encode(texts, n_jobs=n_jobs)
+    desc_ids = index.description_ids(ids, analyzer.vocab)
+    term_weight = None
+    if weighting == "idf":
+        term_weight = index.term_weights(idf.idf) if idf is not None else index.pool_idf(desc_ids, offsets)
+    weights = index.weights(term_weight)
+    return (*index.recall(desc_ids, offsets, question, weights, n_jobs=n_jobs), weights)

@@ -20,7 +20,7 @@ from ..signature import make_signature
 from ..stats import micro_average
 from .analysis import Analyzer, IdfTable
 from .formats import AnswerKey, Judgements, Response, Run
-from .ngram_index import NgramIndex, QuestionNuggets
+from .ngram_index import NgramIndex, QuestionNuggets, score_texts
 from .official import RunScore, score_run
 
 NULL_NUGGET = "<null>"
@@ -167,20 +167,15 @@ class Nuggeteer:
     def recall_table(self, runs: Sequence[Run], *, n_jobs: int | None = None) -> RecallTable:
         """Classifier scores of every response of ``runs`` to a question of the key (one kernel call)."""
         responses = [r for run in runs for qid, items in run.responses.items() if qid in self.index.question_index for r in items]
-        terms = self.analyzer.terms_batch(r.text for r in responses)
         question = np.fromiter((self.index.question_index[r.qid] for r in responses), dtype=np.int32, count=len(responses))
-        ids, offsets = self.index.encode(terms)
-        idf_of = None
-        if self.weighting == "idf":
-            table = self.idf or IdfTable.from_term_lists(terms, source="response-pool")
-            idf_of = table.idf
-        weights = self.index.weights(idf_of)
-        out_offsets, recall, best, entry_nugget = self.index.recall(ids, offsets, question, weights, n_jobs=n_jobs)
+        out_offsets, recall, best, entry_nugget, weights = score_texts(
+            self.index, self.analyzer, [r.text for r in responses], question, weighting=self.weighting, idf=self.idf, n_jobs=n_jobs)
         exact_entry = np.zeros(len(recall), dtype=bool)
         exact_value = np.zeros(len(recall), dtype=bool)
         exact = []
         for i, r in enumerate(responses):
-            known = self.exact.get(r.qid, {}).get(normalize_response(r.text))
+            judged = self.exact.get(r.qid)
+            known = judged.get(normalize_response(r.text)) if judged else None
             exact.append(known is not None)
             if known is not None:
                 lo, hi = out_offsets[i], out_offsets[i + 1]

@@ -19,7 +19,7 @@ import numpy as np
 from ..signature import make_signature
 from .analysis import Analyzer, IdfTable
 from .formats import AnswerKey, Run
-from .ngram_index import NgramIndex, QuestionNuggets
+from .ngram_index import NgramIndex, QuestionNuggets, score_texts
 from .official import ALLOWANCE_PER_NUGGET, QuestionScore, RunScore, f_beta, length_precision, non_whitespace_length
 
 
@@ -42,13 +42,9 @@ class UnigramMatcher:
 
     def response_scores(self, texts: Sequence[str], qids: Sequence[str], *, n_jobs: int | None = None):
         """(out_offsets, recall, entry_nugget): per response, the overlap with each nugget of its question."""
-        terms = self.analyzer.terms_batch(texts)
         question = np.fromiter((self.index.question_index[q] for q in qids), dtype=np.int32, count=len(qids))
-        ids, offsets = self.index.encode(terms)
-        idf_of = None
-        if self.weighting == "idf":
-            idf_of = (self.idf or IdfTable.from_term_lists(terms, source="response-pool")).idf
-        out_offsets, recall, _, entry_nugget = self.index.recall(ids, offsets, question, self.index.weights(idf_of), n_jobs=n_jobs)
+        out_offsets, recall, _, entry_nugget, _ = score_texts(self.index, self.analyzer, texts, question,
+                                                              weighting=self.weighting, idf=self.idf, n_jobs=n_jobs)
         return out_offsets, recall, entry_nugget
 
 
