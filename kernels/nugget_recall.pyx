@@ -24,7 +24,7 @@ cdef enum:
 MAX_ID = (1 << ID_BITS) - 1
 
 
-cdef inline uint64_t _mix(uint64_t x) nogil:
+cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
     # splitmix64 finaliser: spreads packed keys over the table
     x ^= x >> 30
     x *= <uint64_t>0xbf58476d1ce4e5b9
@@ -34,8 +34,9 @@ cdef inline uint64_t _mix(uint64_t x) nogil:
     return x
 
 
-cdef inline int64_t _lookup(const int64_t[::1] tab_keys, const int32_t[::1] tab_feat,
-                            int64_t start, int64_t mask, int64_t key) nogil:
+cdef inline int64_t _lookup(const int64_t* tab_keys, const int32_t* tab_feat,
+                            int64_t start, int64_t mask, int64_t key) noexcept nogil:
+    # raw pointers: passing memoryviews to a cdef function would touch their reference counts
     cdef int64_t slot = <int64_t>(_mix(<uint64_t>key) & <uint64_t>mask)
     cdef int64_t k
     while True:
@@ -144,7 +145,7 @@ def ngram_recall(
                     if t == 0:
                         break
                     key = key | (<int64_t>t << (ID_BITS * k))
-                    f = _lookup(tab_keys, tab_feat, q_tab_start[qq], q_tab_mask[qq], key)
+                    f = _lookup(&tab_keys[0], &tab_feat[0], q_tab_start[qq], q_tab_mask[qq], key)
                     if f < 0:
                         break
                     if stamp[f] == r + 1:

@@ -50,6 +50,17 @@ def _pack(term_lists, vocab: dict, grow: bool) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(flat, dtype=np.int32), offsets
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (sort + compare: faster here than np.unique's hashing)."""
+    values = np.sort(values)
+    if len(values) == 0:
+        return values
+    keep = np.empty(len(values), dtype=bool)
+    keep[0] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
+
+
 def ngram_keys(ids: np.ndarray, offsets: np.ndarray, n_max: int) -> tuple[np.ndarray, np.ndarray]:
     """(row, key) of every n-gram (1..n_max) of every row; zero ids end n-grams (they match nothing)."""
     lengths = np.diff(offsets)
@@ -128,7 +139,7 @@ class NgramIndex:
         feat_q = np.ascontiguousarray(entry_q[by_pair][new_pair]).astype(np.int32)
         # informativeness from the number of nuggets whose descriptions hold each feature
         entry_nug = self.desc_nugget[entry_desc].astype(np.int64)
-        nug_feat = np.unique(entry_nug * (len(self.feat_key) + 1) + entry_feat)
+        nug_feat = distinct(entry_nug * (len(self.feat_key) + 1) + entry_feat)
         nuggets_with = np.bincount(nug_feat % (len(self.feat_key) + 1), minlength=len(self.feat_key))
         if informativeness == "none":
             entry_info = np.ones(len(entry_feat))
@@ -161,7 +172,7 @@ class NgramIndex:
         """idf of each description term over the responses being scored (each one a document)."""
         rows = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
         hit = desc_ids != 0
-        pairs = np.unique(rows[hit] * len(self.terms) + desc_ids[hit])
+        pairs = distinct(rows[hit] * len(self.terms) + desc_ids[hit])
         df = np.bincount(pairs % len(self.terms), minlength=len(self.terms))
         return IdfTable.idf_array(max(len(offsets) - 1, 1), df)
 
@@ -240,9 +251,15 @@ class NgramIndex:
 
 def score_texts(index: NgramIndex, analyzer: Analyzer, texts, question: np.ndarray, *, weighting: str,
                 idf: IdfTable | None, n_jobs: int | None = None):
-    """Encode ``texts`` (compiled), weight terms (idf from ``idf`` or else the texts themselves, or
-    counts) and run the kernel: :meth:`NgramIndex.recall`'s outputs plus the weights used."""
+    """Encode ``texts`` (compiled) and score them with :func:`score_encoded`."""
     ids, offsets = analyzer.encode(texts, n_jobs=n_jobs)
+    return score_encoded(index, analyzer, ids, offsets, question, weighting=weighting, idf=idf, n_jobs=n_jobs)
+
+
+def score_encoded(index: NgramIndex, analyzer: Analyzer, ids: np.ndarray, offsets: np.ndarray, question: np.ndarray, *,
+                  weighting: str, idf: IdfTable | None, n_jobs: int | None = None):
+    """Weight terms (idf from ``idf`` or else the responses themselves, or counts) and run the
+    kernel: :meth:`NgramIndex.recall`'s outputs plus the weights used."""
     desc_ids = index.description_ids(ids, analyzer.vocab)
     term_weight = None
     if weighting == "idf":

@@ -20,7 +20,7 @@ from ..signature import make_signature
 from ..stats import micro_average
 from .analysis import Analyzer, IdfTable
 from .formats import AnswerKey, Judgements, Response, Run
-from .ngram_index import NgramIndex, QuestionNuggets, score_texts
+from .ngram_index import NgramIndex, QuestionNuggets, score_encoded
 from .official import RunScore, score_run
 
 NULL_NUGGET = "<null>"
@@ -168,16 +168,17 @@ class Nuggeteer:
         """Classifier scores of every response of ``runs`` to a question of the key (one kernel call)."""
         responses = [r for run in runs for qid, items in run.responses.items() if qid in self.index.question_index for r in items]
         question = np.fromiter((self.index.question_index[r.qid] for r in responses), dtype=np.int32, count=len(responses))
-        out_offsets, recall, best, entry_nugget, weights = score_texts(
-            self.index, self.analyzer, [r.text for r in responses], question, weighting=self.weighting, idf=self.idf, n_jobs=n_jobs)
+        ids, offsets = self.analyzer.encode([r.text for r in responses], n_jobs=n_jobs)
+        out_offsets, recall, best, entry_nugget, weights = score_encoded(
+            self.index, self.analyzer, ids, offsets, question, weighting=self.weighting, idf=self.idf, n_jobs=n_jobs)
         exact_entry = np.zeros(len(recall), dtype=bool)
         exact_value = np.zeros(len(recall), dtype=bool)
-        exact = []
-        for i, r in enumerate(responses):
-            judged = self.exact.get(r.qid)
-            known = judged.get(normalize_response(r.text)) if judged else None
-            exact.append(known is not None)
+        exact = [False] * len(responses)
+        for i in self._exact_candidates(ids, offsets):
+            r = responses[i]
+            known = self.exact.get(r.qid, {}).get(normalize_response(r.text))
             if known is not None:
+                exact[i] = True
                 lo, hi = out_offsets[i], out_offsets[i + 1]
                 exact_entry[lo:hi] = True
                 ids_q = self.index.questions[question[i]].nugget_ids
@@ -187,6 +188,16 @@ class Nuggeteer:
             null_entry[out_offsets[1:] - 1] = True
         return RecallTable(responses, question, out_offsets, recall, best, entry_nugget, exact_entry, exact_value,
                            null_entry, exact, weights)
+
+    def _exact_candidates(self, ids: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Responses whose token sequence equals a judged response's (equal normalised texts have
+        equal tokens), so only those are normalised and looked up."""
+        if not self.exact:
+            return np.zeros(0, dtype=np.int64)
+        judged_texts = [text for texts in self.exact.values() for text in texts]
+        j_ids, j_offsets = self.analyzer.encode(judged_texts)
+        known = self.analyzer.sequence_hashes(j_ids, j_offsets)
+        return np.nonzero(np.isin(self.analyzer.sequence_hashes(ids, offsets), known))[0]
 
     # ---------------------------------------------------------------- assignment
 
