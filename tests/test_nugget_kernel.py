@@ -113,3 +113,21 @@ def test_guards():
     ids, off = index.encode([["a"]])
     with pytest.raises(ValueError, match="question index out of range"):
         index.recall(ids, off, np.array([1]), index.weights(None))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "b", " ", "AB", ",", ".", "'", "-", "é", "1", "the ", "running ", "because ", "Of "]),
+                         max_size=20).map("".join), max_size=6),
+       st.booleans(), st.booleans())
+def test_compiled_encoding_gives_the_analyzer_terms(texts, stem, stopwords):
+    from qascore.nuggets.analysis import Analyzer
+
+    analyzer = Analyzer(stem=stem, stopwords=stopwords)
+    ids, offsets = analyzer.encode(texts, n_jobs=1)
+    got = [tuple(analyzer.vocab.token(int(i)) for i in ids[offsets[k]:offsets[k + 1]]) for k in range(len(texts))]
+    assert got == analyzer.terms_batch(texts)
+    hashes = analyzer.sequence_hashes(ids, offsets)
+    for a in range(len(texts)):
+        for b in range(len(texts)):
+            if got[a] == got[b]:
+                assert hashes[a] == hashes[b]

@@ -75,7 +75,7 @@ class Analyzer:
             if i is not None:
                 stop[i] = True
         keep = ~stop[ids]
-        kept = np.zeros(len(offsets), dtype=np.int64)
+        kept = np.zeros(len(ids) + 1, dtype=np.int64)
         np.cumsum(keep, out=kept[1:])
         return ids[keep], kept[offsets]
 
