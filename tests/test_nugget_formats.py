@@ -61,10 +61,13 @@ def test_pyramid_keys(shared_data, tmp_path, name, questions):
     ("Qid 1: a\n\nQid 1: b\n", r"k:3: question 1 appears twice"),
 ])
 def test_malformed_answer_key_lines(tmp_path, text, message):
-    path = tmp_path / "k"
+    assert_malformed(read_answer_key, tmp_path / "k", text, message)
+
+
+def assert_malformed(reader, path, text, message):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputFormatError, match=message):
-        read_answer_key(path)
+        reader(path)
 
 
 def test_run_file_with_nil_and_several_tags(tmp_path):
@@ -79,10 +82,8 @@ def test_run_file_with_nil_and_several_tags(tmp_path):
 
 
 def test_malformed_run_line(tmp_path):
-    path = tmp_path / "run"
-    path.write_text("1.1 tag DOC1 fine\n1.1 tag DOC2\n", encoding="utf-8")
-    with pytest.raises(InputFormatError, match=r"run:2: expected '<qid> <run-tag> <docid> <answer string>'"):
-        read_runs(path)
+    assert_malformed(read_runs, tmp_path / "run", "1.1 tag DOC1 fine\n1.1 tag DOC2\n",
+                     r"run:2: expected '<qid> <run-tag> <docid> <answer string>'")
 
 
 JUDGED = """\
@@ -117,10 +118,7 @@ def test_two_part_judgement_layout(tmp_path):
     ("1 R 1 D a\n1 R 1 2\n1 R 1 2\n", r"j:3: nugget 2 assigned twice to item 1"),
 ])
 def test_malformed_judgement_lines(tmp_path, text, message):
-    path = tmp_path / "j"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(InputFormatError, match=message):
-        read_judgements(path)
+    assert_malformed(read_judgements, tmp_path / "j", text, message)
 
 
 def test_rag_jsonl_round_trip_and_errors(shared_data, tmp_path):

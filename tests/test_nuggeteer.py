@@ -248,3 +248,20 @@ def test_score_carries_a_95_percent_interval():
     mean = sum(f) / 2
     half = 1.959963984540054 * (abs(f[0] - f[1]) / 2 ** 0.5) / 2 ** 0.5  # sample sd of 2 values / sqrt(2)
     assert score.interval == pytest.approx((mean - half, mean + half), rel=1e-9)
+
+
+def test_pourpre_partial_credit_hand_computed():
+    from qascore.nuggets.pourpre import Containment, Pourpre
+
+    key = AnswerKey({"q": Question("q", "t", [Nugget("q", "1", "Lord Byron's daughter", "vital"),
+                                              Nugget("q", "2", "born in London", "okay")])})
+    run = make_run("R", "She is the daughter of Byron", "Nothing about it")
+    score = Pourpre(key, weighting="count", stem=False).score([run], beta=3)[0]
+    q = score.questions["q"]
+    # nugget 1 terms {lord, byron, s, daughter}: 2 of 4 matched; nugget 2: 0
+    assert q.recall == 0.5 and q.allowance == 50.0 and q.length == 37 and q.precision == 1.0  # 37 < 50
+    assert q.f == pytest.approx(10 * 0.5 / (9 + 0.5), rel=1e-12)
+    strict = Pourpre(key, weighting="count", stem=False, threshold=0.6).score([run], beta=3)[0]
+    assert strict.mean == 0.0
+    _, carries, _ = Containment(key).carries(["London born", "born near London"], ["q", "q"])
+    assert list(carries) == [False, True, False, True]
