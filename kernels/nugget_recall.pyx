@@ -166,3 +166,38 @@ def ngram_recall(
                         out_best_desc[base + j] = d
         free(acc)
         free(stamp)
+
+
+def document_frequency(const int32_t[::1] ids, const int64_t[::1] offsets, Py_ssize_t n_terms):
+    """Number of rows holding each id (ids in 0..n_terms-1; id 0 is counted like any other)."""
+    df_np = np.zeros(n_terms, dtype=np.int64)
+    cdef int64_t[::1] df = df_np
+    cdef int64_t* last = <int64_t*>calloc(n_terms + 1, sizeof(int64_t))
+    if last == NULL:
+        raise MemoryError()
+    cdef Py_ssize_t r, i
+    cdef int32_t t
+    with nogil:
+        for r in range(offsets.shape[0] - 1):
+            for i in range(offsets[r], offsets[r + 1]):
+                t = ids[i]
+                if last[t] != r + 1:  # first time in this row
+                    last[t] = r + 1
+                    df[t] += 1
+    free(last)
+    return df_np
+
+
+def sequence_hashes(const int32_t[::1] ids, const int64_t[::1] offsets):
+    """A 64-bit hash of each row's id sequence (equal rows give equal hashes; a prefilter only)."""
+    cdef Py_ssize_t n = offsets.shape[0] - 1, r, i
+    out_np = np.zeros(n, dtype=np.uint64)
+    cdef uint64_t[::1] out = out_np
+    cdef uint64_t h
+    with nogil:
+        for r in range(n):
+            h = <uint64_t>(offsets[r + 1] - offsets[r])
+            for i in range(offsets[r], offsets[r + 1]):
+                h = _mix(h ^ (<uint64_t>ids[i] + <uint64_t>0x9e3779b97f4a7c15))
+            out[r] = h
+    return out_np

@@ -104,6 +104,14 @@ def test_count_weights_are_exact_and_example_from_the_paper():
     assert list(recall) == [0.25, 1.0, 0.0]
 
 
+def test_document_frequency_counts_rows():
+    from qascore._kernels.nugget_recall import document_frequency
+
+    ids = np.array([1, 1, 2, 0, 2, 2, 3], dtype=np.int32)
+    offsets = np.array([0, 3, 3, 6, 7], dtype=np.int64)
+    assert list(document_frequency(ids, offsets, 4)) == [1, 1, 2, 1]
+
+
 def test_guards():
     with pytest.raises(ValueError, match="n-gram length must be 1, 2 or 3"):
         NgramIndex([], n_max=4)
@@ -121,12 +129,13 @@ def test_guards():
        st.booleans(), st.booleans())
 def test_compiled_encoding_gives_the_analyzer_terms(texts, stem, stopwords):
     from qascore.nuggets.analysis import Analyzer
+    from qascore.nuggets.ngram_index import sequence_hashes
 
     analyzer = Analyzer(stem=stem, stopwords=stopwords)
     ids, offsets = analyzer.encode(texts, n_jobs=1)
     got = [tuple(analyzer.vocab.token(int(i)) for i in ids[offsets[k]:offsets[k + 1]]) for k in range(len(texts))]
     assert got == analyzer.terms_batch(texts)
-    hashes = analyzer.sequence_hashes(ids, offsets)
+    hashes = sequence_hashes(ids, offsets)
     for a in range(len(texts)):
         for b in range(len(texts)):
             if got[a] == got[b]:

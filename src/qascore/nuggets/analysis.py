@@ -79,19 +79,6 @@ class Analyzer:
         np.cumsum(keep, out=kept[1:])
         return ids[keep], kept[offsets]
 
-    @staticmethod
-    def sequence_hashes(ids: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-        """A uint64 hash of each row's id sequence (equal rows, equal hashes): a cheap prefilter
-        before comparing texts."""
-        ids = ids.astype(np.uint64) + np.uint64(1)
-        position = np.arange(len(ids), dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
-        # odd multiplier per position: h = sum (id + 1) * M^(pos + 1) mod 2**64
-        powers = np.cumprod(np.full(int(position.max()) + 1 if len(ids) else 1, 0x9E3779B97F4A7C15, dtype=np.uint64))
-        terms = ids * powers[position] if len(ids) else ids
-        summed = np.zeros(len(ids) + 1, dtype=np.uint64)
-        np.cumsum(terms, out=summed[1:])
-        return summed[offsets[1:]] - summed[offsets[:-1]] + np.diff(offsets).astype(np.uint64)
-
     @property
     def settings(self) -> dict:
         return {"stem": self.stem, "stopwords": self.stopwords}

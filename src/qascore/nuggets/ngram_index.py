@@ -61,6 +61,11 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return values[keep]
 
 
+def sequence_hashes(ids: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """A uint64 hash per row of its id sequence: equal rows hash equal (a prefilter before comparing)."""
+    return _kernel.sequence_hashes(np.ascontiguousarray(ids, dtype=np.int32), np.ascontiguousarray(offsets, dtype=np.int64))
+
+
 def ngram_keys(ids: np.ndarray, offsets: np.ndarray, n_max: int) -> tuple[np.ndarray, np.ndarray]:
     """(row, key) of every n-gram (1..n_max) of every row; zero ids end n-grams (they match nothing)."""
     lengths = np.diff(offsets)
@@ -170,10 +175,7 @@ class NgramIndex:
 
     def pool_idf(self, desc_ids: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """idf of each description term over the responses being scored (each one a document)."""
-        rows = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
-        hit = desc_ids != 0
-        pairs = distinct(rows[hit] * len(self.terms) + desc_ids[hit])
-        df = np.bincount(pairs % len(self.terms), minlength=len(self.terms))
+        df = _kernel.document_frequency(np.ascontiguousarray(desc_ids, dtype=np.int32), offsets, len(self.terms))
         return IdfTable.idf_array(max(len(offsets) - 1, 1), df)
 
     def description_ids(self, ids: np.ndarray, vocab) -> np.ndarray:

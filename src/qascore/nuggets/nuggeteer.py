@@ -20,7 +20,7 @@ from ..signature import make_signature
 from ..stats import micro_average
 from .analysis import Analyzer, IdfTable
 from .formats import AnswerKey, Judgements, Response, Run
-from .ngram_index import NgramIndex, QuestionNuggets, score_encoded
+from .ngram_index import NgramIndex, QuestionNuggets, score_encoded, sequence_hashes
 from .official import RunScore, score_run
 
 NULL_NUGGET = "<null>"
@@ -118,6 +118,7 @@ class Nuggeteer:
         self.threshold = threshold
         exclude = set(exclude_runs)
         self.exact: dict[str, dict[str, set]] = {}
+        self._judged_hashes = None  # token-sequence hashes of the judged texts, computed on first use
         extra: dict[tuple[str, str], list[str]] = {}
         null: dict[str, list[str]] = {}
         if judgements is not None:
@@ -194,10 +195,10 @@ class Nuggeteer:
         equal tokens), so only those are normalised and looked up."""
         if not self.exact:
             return np.zeros(0, dtype=np.int64)
-        judged_texts = [text for texts in self.exact.values() for text in texts]
-        j_ids, j_offsets = self.analyzer.encode(judged_texts)
-        known = self.analyzer.sequence_hashes(j_ids, j_offsets)
-        return np.nonzero(np.isin(self.analyzer.sequence_hashes(ids, offsets), known))[0]
+        if self._judged_hashes is None:
+            judged_texts = [text for texts in self.exact.values() for text in texts]
+            self._judged_hashes = sequence_hashes(*self.analyzer.encode(judged_texts))
+        return np.nonzero(np.isin(sequence_hashes(ids, offsets), self._judged_hashes))[0]
 
     # ---------------------------------------------------------------- assignment
 
