@@ -167,8 +167,10 @@ class Nuggeteer:
 
     def recall_table(self, runs: Sequence[Run], *, n_jobs: int | None = None) -> RecallTable:
         """Classifier scores of every response of ``runs`` to a question of the key (one kernel call)."""
-        responses = [r for run in runs for qid, items in run.responses.items() if qid in self.index.question_index for r in items]
-        question = np.fromiter((self.index.question_index[r.qid] for r in responses), dtype=np.int32, count=len(responses))
+        blocks = [(self.index.question_index[qid], items) for run in runs for qid, items in run.responses.items()
+                  if qid in self.index.question_index]
+        responses = [r for _, items in blocks for r in items]
+        question = np.repeat(np.array([q for q, _ in blocks], dtype=np.int32), [len(items) for _, items in blocks])
         ids, offsets = self.analyzer.encode([r.text for r in responses], n_jobs=n_jobs)
         out_offsets, recall, best, entry_nugget, weights = score_encoded(
             self.index, self.analyzer, ids, offsets, question, weighting=self.weighting, idf=self.idf, n_jobs=n_jobs)
