@@ -68,7 +68,7 @@ def kernel_recall(questions, responses, n_max, informativeness, idf, n_jobs=1):
     return rows, index, best, entry_nugget, out_offsets
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(tasks())
 def test_kernel_matches_plain_python(task):
     questions, responses, n_max, informativeness, idf = task
