@@ -57,6 +57,22 @@ cdef extern from *:
     const void *qascore_unicode_data(object o)
     Py_ssize_t qascore_unicode_length(object o)
     uint64_t qascore_load_word(const uint8_t *p, int64_t n) noexcept nogil
+    bint Py_UNICODE_ISSPACE(uint32_t code) noexcept nogil  # what str.split() and str.isspace() use
+
+# Tokenisation rules the kernel knows (the Python tokenisers are their readable definitions).
+cpdef enum Mode:
+    MODE_ROUGE = 0  # rouge-score: tokens are ASCII bytes
+    MODE_WHITESPACE = 1  # str.split(): tokens are UTF-32 code points
+    MODE_CHAR = 2  # each non-whitespace code point
+    MODE_CLASSES = 3  # per-code-point classes from a table (the Unicode word rule)
+
+# Code point classes of MODE_CLASSES tables (and what the other generic modes reduce to).
+cpdef enum CharClass:
+    CLASS_WORD = 0  # extends the current token
+    CLASS_SINGLE = 1  # a token of its own; combining marks after it join it
+    CLASS_MARK = 2  # joins the current token; dropped when there is none
+    CLASS_SEPARATOR = 3  # ends the current token
+    CLASS_ALONE = 4  # a token of its own, nothing joins it
 
 cdef enum:
     CHUNKS_PER_THREAD = 8
@@ -138,10 +154,10 @@ cdef class RawInterner:
     def __len__(self):
         return self.count
 
-    def tokens_from(self, int64_t first):
-        """The tokens with raw ids ``first, first + 1, ...`` as ``str`` (they are ASCII)."""
+    def tokens_from(self, int64_t first, str encoding="ascii"):
+        """The tokens with raw ids ``first, first + 1, ...`` decoded to ``str``."""
         return [
-            (<char *>self.arena)[self.starts[i]:self.starts[i + 1]].decode("ascii")
+            (<char *>self.arena)[self.starts[i]:self.starts[i + 1]].decode(encoding, "surrogatepass")
             for i in range(max(first, 0), self.count)
         ]
 
@@ -267,6 +283,8 @@ cdef inline bint emit_token(RawInterner interner, Chunk *chunk, int64_t n, bint 
             chunk.miss_lengths.used += 1
             memcpy(<uint8_t *>chunk.miss_bytes.data + chunk.miss_bytes.used, s, n)
             chunk.miss_bytes.used += n
+    if chunk.ids.used == chunk.ids.capacity and not buffer_reserve(&chunk.ids, 1):
+        return False
     (<int32_t *>chunk.ids.data)[chunk.ids.used] = raw
     chunk.ids.used += 1
     return True
@@ -329,21 +347,71 @@ cdef inline bint scan_rouge_text(RawInterner interner, Chunk *chunk, const CodeU
     return True
 
 
-cdef bint scan_rouge_chunk(RawInterner interner, Chunk *chunk, int *kinds, const void **datas,
-                           Py_ssize_t *lengths, int64_t *counts, bint may_insert) noexcept nogil:
+cdef inline uint8_t generic_class(uint32_t code, int mode, const uint8_t *classes) noexcept nogil:
+    if mode == MODE_CLASSES:
+        return classes[code] if code < 0x110000 else CLASS_SEPARATOR
+    if Py_UNICODE_ISSPACE(code):
+        return CLASS_SEPARATOR
+    return CLASS_WORD if mode == MODE_WHITESPACE else CLASS_ALONE
+
+
+cdef inline bint scan_generic_text(RawInterner interner, Chunk *chunk, const CodeUnit *text, int64_t n,
+                                   int mode, const uint8_t *classes, bint may_insert) noexcept nogil:
+    """Append the raw ids of one text's tokens under a class rule; tokens are UTF-32 bytes."""
+    cdef int64_t i, length = 0  # bytes in the current token
+    cdef uint32_t code
+    cdef uint8_t kind
+    cdef bint single_open = False  # the current token is a SINGLE: only marks may join it
+    cdef uint8_t *token = <uint8_t *>chunk.token.data
+    for i in range(n):
+        code = text[i]
+        kind = generic_class(code, mode, classes)
+        if kind == CLASS_MARK:
+            if length > 0:
+                memcpy(token + length, &code, 4)
+                length += 4
+            continue
+        if length > 0 and (kind != CLASS_WORD or single_open):
+            if not emit_token(interner, chunk, length, may_insert):
+                return False
+            length = 0
+        single_open = kind == CLASS_SINGLE
+        if kind == CLASS_SEPARATOR:
+            continue
+        memcpy(token + length, &code, 4)
+        length += 4
+        if kind == CLASS_ALONE:
+            if not emit_token(interner, chunk, length, may_insert):
+                return False
+            length = 0
+    if length > 0:
+        return emit_token(interner, chunk, length, may_insert)
+    return True
+
+
+cdef inline bint scan_text(RawInterner interner, Chunk *chunk, const CodeUnit *text, int64_t n, int mode,
+                           const uint8_t *classes, bint may_insert) noexcept nogil:
+    if mode == MODE_ROUGE:
+        return scan_rouge_text(interner, chunk, text, n, may_insert)
+    return scan_generic_text(interner, chunk, text, n, mode, classes, may_insert)
+
+
+cdef bint scan_chunk(RawInterner interner, Chunk *chunk, int *kinds, const void **datas, Py_ssize_t *lengths,
+                     int64_t *counts, int mode, const uint8_t *classes, bint may_insert) noexcept nogil:
     cdef int64_t t, before
     cdef bint ok
+    cdef int64_t bytes_per_code_point = 1 if mode == MODE_ROUGE else 4
     for t in range(chunk.first_text, chunk.end_text):
         before = chunk.ids.used
-        # A text of n code points has at most n tokens of at most n bytes each.
-        if not (buffer_reserve(&chunk.token, lengths[t] + 1) and buffer_reserve(&chunk.ids, lengths[t])):
+        # A token has at most as many code points as its text; ids grow as tokens come.
+        if not buffer_reserve(&chunk.token, bytes_per_code_point * (lengths[t] + 1)):
             return False
         if kinds[t] == 1:
-            ok = scan_rouge_text(interner, chunk, <const uint8_t *>datas[t], lengths[t], may_insert)
+            ok = scan_text(interner, chunk, <const uint8_t *>datas[t], lengths[t], mode, classes, may_insert)
         elif kinds[t] == 2:
-            ok = scan_rouge_text(interner, chunk, <const uint16_t *>datas[t], lengths[t], may_insert)
+            ok = scan_text(interner, chunk, <const uint16_t *>datas[t], lengths[t], mode, classes, may_insert)
         else:
-            ok = scan_rouge_text(interner, chunk, <const uint32_t *>datas[t], lengths[t], may_insert)
+            ok = scan_text(interner, chunk, <const uint32_t *>datas[t], lengths[t], mode, classes, may_insert)
         if not ok:
             return False
         counts[t] = chunk.ids.used - before
@@ -378,14 +446,18 @@ cdef void free_chunk(Chunk *chunk) noexcept nogil:
     free(chunk.miss_lengths.data)
 
 
-def encode_rouge_raw(list texts, RawInterner interner, int n_jobs):
-    """Raw ids (int32, flat) and offsets (int64) of the rouge tokens of ``texts``.
+def encode_raw(list texts, RawInterner interner, int n_jobs, int mode=MODE_ROUGE, classes=None):
+    """Raw ids (int32, flat) and offsets (int64) of the tokens of ``texts`` under ``mode``.
 
-    Every element must be a ``str`` (the caller checks). New tokens are interned into ``interner``;
+    Every element must be a ``str`` (the caller checks). MODE_CLASSES takes ``classes``, a
+    C-contiguous uint8 array of 0x110000 CharClass values. New tokens are interned into ``interner``;
     ``n_jobs`` threads share the work (one when 1), taking chunks as they finish the last, so one
     thread the OS delays holds up a small chunk rather than half the batch.
     """
-    cdef Py_ssize_t n_texts = len(texts)
+    # Our own references to the strings: their data is read without the GIL, while another thread
+    # could be changing the caller's list.
+    cdef tuple held = tuple(texts)
+    cdef Py_ssize_t n_texts = len(held)
     cdef Py_ssize_t t
     cdef int c, n_threads = <int>max(1, min(n_jobs, n_texts))
     cdef int n_chunks = 1 if n_threads == 1 else <int>min(CHUNKS_PER_THREAD * n_threads, n_texts)
@@ -393,6 +465,14 @@ def encode_rouge_raw(list texts, RawInterner interner, int n_jobs):
     cdef bint ok = True
     cdef object text
     cdef cnp.npy_intp dims[1]
+    cdef const uint8_t *class_table = NULL
+    if mode == MODE_CLASSES:
+        if (not isinstance(classes, np.ndarray) or classes.dtype != np.uint8 or classes.shape != (0x110000,)
+                or not classes.flags.c_contiguous):
+            raise ValueError("MODE_CLASSES needs a contiguous uint8 array of 0x110000 classes")
+        class_table = <const uint8_t *>cnp.PyArray_DATA(classes)
+    elif not MODE_ROUGE <= mode <= MODE_CHAR:
+        raise ValueError(f"unknown mode {mode}")
     dims[0] = n_texts + 1
     offsets = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT64, 0)
     cdef int64_t *offsets_data = <int64_t *>cnp.PyArray_DATA(offsets)
@@ -402,10 +482,10 @@ def encode_rouge_raw(list texts, RawInterner interner, int n_jobs):
     cdef Chunk *chunks = <Chunk *>calloc(n_chunks, sizeof(Chunk))
     if not (kinds and datas and lengths and chunks):
         free(kinds); free(datas); free(lengths); free(chunks)
-        raise MemoryError("encode_rouge_raw")
+        raise MemoryError("encode_raw")
     try:
         for t in range(n_texts):
-            text = texts[t]
+            text = held[t]
             qascore_unicode_ready(text)
             kinds[t] = qascore_unicode_kind(text)
             datas[t] = qascore_unicode_data(text)
@@ -428,11 +508,12 @@ def encode_rouge_raw(list texts, RawInterner interner, int n_jobs):
             chunks[c].end_text = t
         with nogil:
             if n_chunks == 1:
-                ok = scan_rouge_chunk(interner, &chunks[0], kinds, datas, lengths, offsets_data + 1, True)
+                ok = scan_chunk(interner, &chunks[0], kinds, datas, lengths, offsets_data + 1, mode, class_table,
+                                True)
             else:
                 for c in prange(n_chunks, num_threads=n_threads, schedule="dynamic", chunksize=1):
-                    chunks[c].failed = not scan_rouge_chunk(interner, &chunks[c], kinds, datas, lengths,
-                                                            offsets_data + 1, False)
+                    chunks[c].failed = not scan_chunk(interner, &chunks[c], kinds, datas, lengths,
+                                                      offsets_data + 1, mode, class_table, False)
                 for c in range(n_chunks):
                     if chunks[c].failed or not resolve_misses(interner, &chunks[c]):
                         ok = False
@@ -440,7 +521,7 @@ def encode_rouge_raw(list texts, RawInterner interner, int n_jobs):
             for t in range(n_texts):
                 offsets_data[t + 1] += offsets_data[t]
         if not ok:
-            raise MemoryError("encode_rouge_raw: out of memory while interning tokens")
+            raise MemoryError("encode_raw: out of memory while interning tokens")
         dims[0] = offsets_data[n_texts]
         raw = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
         total = 0

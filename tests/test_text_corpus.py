@@ -34,7 +34,8 @@ def _strings_in(value) -> list[str]:
 
 @lru_cache(maxsize=None)
 def all_texts(data_dir: Path) -> tuple[str, ...]:
-    """Every string field of MS MARCO, EVOUNA-NQ, rouge-score's test lines and TREC RAG 2024."""
+    """Every string field of MS MARCO, EVOUNA-NQ, rouge-score's test lines, TREC RAG 2024 and the
+    DuReader demo sets (Chinese)."""
     texts: list[str] = []
     for path in sorted((data_dir / MSMARCO).glob("*.json")):
         texts += _strings_in(_jsonl(path))
@@ -43,6 +44,8 @@ def all_texts(data_dir: Path) -> tuple[str, ...]:
     for path in sorted((data_dir / "rouge_score").glob("*.txt")):
         texts += path.read_text(encoding="utf-8").splitlines()
     for path in sorted((data_dir / "nuggets/rag24").glob("assignments.*.jsonl")):
+        texts += _strings_in(_jsonl(path))
+    for path in sorted((data_dir / "mrc").glob("dureader*/*.json*")):
         texts += _strings_in(_jsonl(path))
     return tuple(dict.fromkeys(texts))
 

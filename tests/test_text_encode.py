@@ -11,9 +11,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qascore._kernels.text_encode import rouge_code_point_bytes
-from qascore.text import RougeTokenizer, UnicodeWordTokenizer, Vocabulary, WhitespaceTokenizer
+from qascore.text import CharTokenizer, RougeTokenizer, UnicodeWordTokenizer, Vocabulary, WhitespaceTokenizer
 from qascore.text import encode as encode_module
+from qascore.text.tokenizers import unicode_char_class
 from test_text_corpus import all_texts, msmarco_pairs
+
+
+_OTHER_TOKENIZERS = [
+    WhitespaceTokenizer(),
+    CharTokenizer(),
+    UnicodeWordTokenizer(),
+    UnicodeWordTokenizer(use_stemmer=True),
+]
+_OTHER_IDS = ["whitespace", "char", "unicode", "unicode-stemmed"]
 
 
 def _reference_pack(tokenizer, texts):
@@ -126,10 +136,24 @@ def test_huge_texts(text, n_jobs):
     _assert_same_packing(tokenizer.encode_batch(texts, Vocabulary(), n_jobs=n_jobs), expected)
 
 
-def test_texts_may_be_any_sequence():
+def test_a_vocabulary_pickles_with_its_ids():
+    import pickle
+
     vocab = Vocabulary()
-    from_tuple = RougeTokenizer().encode_batch(("a b", "b c"), vocab)
-    assert _rows_as_tokens(from_tuple, vocab) == [["a", "b"], ["b", "c"]]
+    first = RougeTokenizer(use_stemmer=True).encode_batch(["Running cats", "the cat"], vocab)
+    copy = pickle.loads(pickle.dumps(vocab))
+    again = RougeTokenizer(use_stemmer=True).encode_batch(["Running cats", "the cat", "new words"], copy)
+    assert again.ids[: len(first.ids)].tolist() == first.ids.tolist()
+    assert _rows_as_tokens(again, copy)[2] == ["new", "word"]
+
+
+@pytest.mark.parametrize("tokenizer", [RougeTokenizer(), *_OTHER_TOKENIZERS], ids=["rouge", *_OTHER_IDS])
+def test_texts_may_be_any_iterable(tokenizer):
+    vocab = Vocabulary()
+    from_tuple = tokenizer.encode_batch(("a b", "b c"), vocab)
+    from_generator = tokenizer.encode_batch((t for t in ["a b", "b c"]), vocab)
+    assert _rows_as_tokens(from_tuple, vocab) == _rows_as_tokens(from_generator, vocab)
+    assert _rows_as_tokens(from_tuple, vocab) == tokenizer.tokenize_batch(t for t in ["a b", "b c"])
 
 
 def test_bad_n_jobs_is_an_error():
@@ -154,8 +178,29 @@ def test_threads_sharing_one_vocabulary_agree():
     assert _rows_as_tokens(results[0], vocab) == RougeTokenizer().tokenize_batch(texts)
 
 
-@pytest.mark.parametrize("tokenizer", [UnicodeWordTokenizer(use_stemmer=True), WhitespaceTokenizer()])
-def test_other_tokenizers_encode_through_pack(tokenizer):
-    texts = ["Привет мир running", "中文 text"]
+
+
+@pytest.mark.parametrize("tokenizer", _OTHER_TOKENIZERS, ids=_OTHER_IDS)
+def test_other_tokenizers_encode_as_their_reference_on_the_shared_data(shared_data, tokenizer):
+    texts = list(all_texts(shared_data))[::4]  # the references loop over characters in Python
+    expected, expected_vocab = _reference_pack(tokenizer, texts)
     vocab = Vocabulary()
-    assert _rows_as_tokens(tokenizer.encode_batch(texts, vocab), vocab) == tokenizer.tokenize_batch(texts)
+    _assert_same_packing(tokenizer.encode_batch(texts, vocab, n_jobs=1), expected)
+    assert vocab._tokens == expected_vocab._tokens
+
+
+_UNICODE_TEXT = _TEXT | st.text(alphabet="中文ภาษาไทยनमस्ते\u0301\u0e48 a1_\u3000\x1c\x85\ud800", max_size=30)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_UNICODE_TEXT, max_size=6), st.sampled_from(_OTHER_TOKENIZERS))
+def test_other_tokenizers_encode_as_their_reference_on_generated_batches(n_jobs, texts, tokenizer):
+    expected, _ = _reference_pack(tokenizer, texts)
+    _assert_same_packing(tokenizer.encode_batch(texts, Vocabulary(), n_jobs=n_jobs), expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.characters(codec=None))
+def test_unicode_class_table_follows_the_rule(char):
+    table = encode_module.class_table(unicode_char_class, 0, 1, 2, 3)
+    assert table[ord(char)] == unicode_char_class(char)

@@ -126,6 +126,13 @@ def test_whitespace_and_char_tokenizers():
     assert CharTokenizer().tokenize("中 文 a\u3000") == ["中", "文", "a"]
 
 
+def test_signatures_name_rule_and_stemmer():
+    assert RougeTokenizer().signature == "rouge"
+    assert RougeTokenizer(use_stemmer=True).signature == "rouge+porter"
+    assert UnicodeWordTokenizer(use_stemmer=True).signature == "unicode+porter"
+    assert CharTokenizer().signature == "char" and WhitespaceTokenizer().signature == "whitespace"
+
+
 def test_get_tokenizer_builds_by_name_with_options():
     tokenizer = get_tokenizer("rouge", use_stemmer=True)
     assert isinstance(tokenizer, RougeTokenizer) and tokenizer.use_stemmer and tokenizer.name == "rouge"

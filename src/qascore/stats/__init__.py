@@ -37,13 +37,14 @@ Leaderboards (systems x per-query scores):
 
 - ``Leaderboard(scores, systems=None, name='')`` (``scores``: mapping system -> per-query
   scores, or a (systems x queries) array with ``systems``); ``.means``, ``.standard_errors``,
-  ``.ranks(ties='average'|'min'|'dense')``, ``.ranking()``.
-- ``leaderboard_correlation(a, b, *, repeats=10, ties='standard_error'|'exact', seed=0)`` ->
+  ``.ranks(ties='average'|'min'|'max'|'dense'|'ordinal')``, ``.ranking()``,
+  ``.tie_groups(ties)``; ``Leaderboard.from_means(mapping)`` for final scores only.
+- ``leaderboard_correlation(a, b, *, repeats=10, ties='standard_error'|'exact'|'none', seed=0)`` ->
   ``LeaderboardCorrelation`` (Spearman and Kendall tau-b mean and std over random tie-breaks).
 - ``bootstrap_leaderboard_correlation(a, b, *, statistic='kendall_tau_b', n_resamples=1000, seed=0)``
   -> ``BootstrapResult`` of the correlation of system means over resampled queries.
-- ``compare(leaderboard, *, test='paired_bootstrap'|'student'|'randomization', max_p=0.05,
-  n_resamples, seed)`` -> ``Comparison`` (p-value matrix, ``str()`` prints a ranx-style table).
+- ``compare(leaderboard or {metric: leaderboard}, *, test='paired_bootstrap'|'student'|
+  'randomization', max_p=0.05, n_resamples=1000, seed=0, bonferroni=False)`` -> ``Comparison`` (p-value matrix, ``str()`` prints a ranx-style table).
 
 Undefined cases follow scipy: NaN with ``nan_policy='propagate'``; constant input gives NaN with
 ``scipy.stats.ConstantInputWarning`` (scipy's kendalltau is silent there; we warn for all).
@@ -77,8 +78,18 @@ from .correlation import (
     spearmanr,
     spearmanr_rows,
 )
+from .leaderboard import (
+    Comparison,
+    Leaderboard,
+    LeaderboardCorrelation,
+    bootstrap_leaderboard_correlation,
+    compare,
+    leaderboard_correlation,
+)
 
 __all__ = [
+    "Comparison", "Leaderboard", "LeaderboardCorrelation", "bootstrap_leaderboard_correlation", "compare",
+    "leaderboard_correlation",
     "STATISTICS", "AggregateScore", "BootstrapAggregator", "BootstrapResult", "CorrelationResult",
     "MeanResult", "PairedBootstrapResult", "RowsResult", "bootstrap", "goodman_kruskal_gamma",
     "goodman_kruskal_gamma_rows", "kendalltau", "kendalltau_rows", "micro_average",

@@ -1,38 +1,47 @@
 """Batch encoding in compiled code: texts -> packed vocabulary ids, no per-token Python work.
 
 The kernel (``kernels/text_encode.pyx``) tokenises and interns every token into *raw ids* of a
-per-vocabulary byte table. Each new raw token type is then mapped once, in Python, to its
-vocabulary id (after Porter stemming when asked) and kept in a raw id -> id array; a batch's ids
-are that array indexed by its raw ids. Stemmed and unstemmed encoders share the raw table and keep
-one array each. Result: the same tokens as ``vocab.pack(tokenizer.tokenize_batch(texts))``, and
-for a fresh vocabulary the same ids.
+per-vocabulary byte table (ASCII bytes for the rouge rule, UTF-32 for the others). Each new raw
+token type is then mapped once, in Python, to its vocabulary id (after a rewrite such as Porter
+stemming) and kept in a raw id -> id array; a batch's ids are that array indexed by its raw ids,
+in place, in C. Encoders that differ only by the rewrite share the raw table. Result: the same
+tokens as ``vocab.pack(tokenizer.tokenize_batch(texts))``, and for a fresh vocabulary the same ids.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import sys
+from functools import lru_cache
+from typing import Callable, Hashable, Optional, Sequence
 
 import numpy as np
 
-from .._kernels.text_encode import RawInterner, encode_rouge_raw, map_raw_ids
+from .._kernels.text_encode import CharClass, Mode, RawInterner, encode_raw, map_raw_ids
 from .._parallel import resolve_n_jobs
 from .packing import PackedTokens, Vocabulary, check_texts
-from .porter import porter_stem
 
 # Fewer texts than this per thread run on the calling thread: starting threads costs more.
 MIN_TEXTS_PER_THREAD = 512
+
+MODE_ROUGE, MODE_WHITESPACE, MODE_CHAR, MODE_CLASSES = (
+    int(Mode.MODE_ROUGE), int(Mode.MODE_WHITESPACE), int(Mode.MODE_CHAR), int(Mode.MODE_CLASSES)
+)
+_UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
+_TOKEN_ENCODING = {MODE_ROUGE: "ascii", MODE_WHITESPACE: _UTF32, MODE_CHAR: _UTF32, MODE_CLASSES: _UTF32}
+
+Rewrite = Optional[Callable[[str], str]]
 
 
 class _RawToIds:
     """Growing int32 array: raw id -> vocabulary id, for one vocabulary and one token rewrite."""
 
-    def __init__(self, rewrite: Callable[[str], str] | None) -> None:
+    def __init__(self, rewrite: Rewrite) -> None:
         self.rewrite = rewrite
         self.ids = np.empty(1024, dtype=np.int32)
         self.filled = 0
 
-    def catch_up(self, interner: RawInterner, vocab: Vocabulary) -> None:
+    def catch_up(self, interner: RawInterner, encoding: str, vocab: Vocabulary) -> None:
         """Map the raw ids the interner has gained since the last call (in raw id order)."""
-        new_tokens = interner.tokens_from(self.filled)
+        new_tokens = interner.tokens_from(self.filled, encoding)
         if self.rewrite is not None:
             new_tokens = [self.rewrite(token) for token in new_tokens]
         needed = self.filled + len(new_tokens)
@@ -42,17 +51,19 @@ class _RawToIds:
         self.filled = needed
 
 
-def _stem_long_token(token: str) -> str:
-    """rouge-score stems only tokens longer than 3 characters."""
-    return porter_stem(token) if len(token) > 3 else token
+class _EncoderState:
+    """What one vocabulary keeps per token encoding: the raw table and one map per rewrite."""
 
-
-class _RougeEncoderState:
-    """What one vocabulary keeps for the rouge encoder: the raw table and one map per stemming."""
-
-    def __init__(self) -> None:
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
         self.interner = RawInterner()
-        self.raw_to_ids = {False: _RawToIds(None), True: _RawToIds(_stem_long_token)}
+        self.maps: dict[Hashable, _RawToIds] = {}
+
+    def raw_to_ids(self, rewrite_key: Hashable, rewrite: Rewrite) -> _RawToIds:
+        found = self.maps.get(rewrite_key)
+        if found is None:
+            found = self.maps[rewrite_key] = _RawToIds(rewrite)
+        return found
 
 
 def thread_count(n_texts: int, n_jobs: int | None) -> int:
@@ -62,18 +73,45 @@ def thread_count(n_texts: int, n_jobs: int | None) -> int:
     return max(1, min(resolve_n_jobs(n_jobs), n_texts // MIN_TEXTS_PER_THREAD))
 
 
-def encode_rouge_batch(
-    texts: Sequence[str], vocab: Vocabulary, use_stemmer: bool, n_jobs: int | None = None
+def encode_texts(
+    texts: Sequence[str],
+    vocab: Vocabulary,
+    n_jobs: int | None,
+    mode: int,
+    rewrite_key: Hashable = None,
+    rewrite: Rewrite = None,
+    classes: np.ndarray | None = None,
+    normalise: Callable[[str], str] | None = None,
 ) -> PackedTokens:
-    """rouge-score tokens of ``texts`` as ids of ``vocab`` (see :class:`RougeTokenizer`)."""
+    """Tokenise ``texts`` under a kernel ``mode`` and intern into ``vocab``.
+
+    ``normalise`` runs on each text first (e.g. ``str.casefold``); ``rewrite`` on each new token
+    type (e.g. stemming), cached per vocabulary under ``rewrite_key``.
+    """
     texts = texts if type(texts) is list else list(texts)
     check_texts(texts)
+    if normalise is not None:
+        texts = [normalise(text) for text in texts]
     threads = thread_count(len(texts), n_jobs)
-    state = vocab.encoder_state("rouge", _RougeEncoderState)
-    raw_to_ids = state.raw_to_ids[use_stemmer]
+    encoding = _TOKEN_ENCODING[mode]
+    state = vocab.encoder_state(("raw-tokens", encoding), lambda: _EncoderState(encoding))
     with vocab.lock:
-        raw, offsets = encode_rouge_raw(texts, state.interner, threads)
+        raw_to_ids = state.raw_to_ids((mode, rewrite_key), rewrite)
+        raw, offsets = encode_raw(texts, state.interner, threads, mode, classes)
         if raw_to_ids.filled < len(state.interner):
-            raw_to_ids.catch_up(state.interner, vocab)
+            raw_to_ids.catch_up(state.interner, encoding, vocab)
         map_raw_ids(raw, raw_to_ids.ids)
     return PackedTokens(raw, offsets)
+
+
+@lru_cache(maxsize=None)
+def class_table(char_class: Callable[[str], int], word: int, single: int, mark: int, separator: int) -> np.ndarray:
+    """The kernel's uint8 class of every code point, from a Python rule ``char_class(char)``
+    whose results are ``word``/``single``/``mark``/``separator`` (built once per rule, ~1 s)."""
+    to_kernel = {
+        word: int(CharClass.CLASS_WORD),
+        single: int(CharClass.CLASS_SINGLE),
+        mark: int(CharClass.CLASS_MARK),
+        separator: int(CharClass.CLASS_SEPARATOR),
+    }
+    return np.frombuffer(bytes(to_kernel[char_class(chr(code))] for code in range(0x110000)), dtype=np.uint8)

@@ -88,6 +88,15 @@ class Vocabulary:
                 offsets.append(len(flat))
         return PackedTokens(np.asarray(flat, dtype=np.int32), np.asarray(offsets, dtype=np.int64))
 
+    def __getstate__(self) -> dict:
+        # Encoder caches and the lock are rebuilt on demand, so a vocabulary pickles (e.g. to workers).
+        return {"tokens": self._tokens}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__()
+        self._tokens = list(state["tokens"])
+        self._ids = {token: index for index, token in enumerate(self._tokens)}
+
     def encoder_state(self, key: Hashable, create: Callable[[], State]) -> State:
         """The cache an encoder keeps for this vocabulary under ``key``, created on first use."""
         with self.lock:

@@ -2,8 +2,9 @@
 
 Every tokeniser has ``name``, ``tokenize(text)`` (the readable reference), ``tokenize_batch(texts)``
 and ``encode_batch(texts, vocab, n_jobs=None) -> PackedTokens`` (token ids interned in ``vocab``).
-``encode_batch`` is always equal to ``vocab.pack(tokenize_batch(texts))``; the rouge tokeniser
-does it in compiled code, the others through ``Vocabulary.pack``.
+``encode_batch`` always gives what ``vocab.pack(tokenize_batch(texts))`` gives; the four built-in
+tokenisers do it in compiled code (``encode.py``), a tokeniser without a kernel mode through
+``Vocabulary.pack``.
 """
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ import unicodedata
 from functools import lru_cache
 from typing import Protocol, Sequence
 
-from .encode import encode_rouge_batch
+from .encode import MODE_CHAR, MODE_CLASSES, MODE_ROUGE, MODE_WHITESPACE, class_table, encode_texts
 from .packing import PackedTokens, Vocabulary, check_texts
 from .porter import porter_stem
 
 
 class Tokenizer(Protocol):
     name: str
+    signature: str
 
     def tokenize(self, text: str) -> list[str]: ...
 
@@ -36,16 +38,24 @@ class _TokenizerBase:
     """Batch methods shared by every tokeniser: validate once, then tokenise text by text."""
 
     name = ""
+    use_stemmer = False
+
+    @property
+    def signature(self) -> str:
+        """What to record in a result's signature: the rule and the stemmer, e.g. ``rouge+porter``."""
+        return f"{self.name}+porter" if self.use_stemmer else self.name
 
     def tokenize(self, text: str) -> list[str]:
         raise NotImplementedError
 
     def tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        texts = texts if isinstance(texts, (list, tuple)) else list(texts)  # a generator is read once
         check_texts(texts)
         return [self.tokenize(text) for text in texts]
 
     def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens:
-        """Token ids of ``texts`` interned in ``vocab`` (``n_jobs`` is accepted for a uniform API)."""
+        """Token ids of ``texts`` interned in ``vocab``: ``vocab.pack(self.tokenize_batch(texts))``,
+        computed in compiled code where the tokeniser has a kernel mode."""
         return vocab.pack(self.tokenize_batch(texts))
 
     def __repr__(self) -> str:
@@ -61,6 +71,9 @@ class WhitespaceTokenizer(_TokenizerBase):
         _check_text(text)
         return text.split()
 
+    def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens:
+        return encode_texts(texts, vocab, n_jobs, MODE_WHITESPACE)
+
 
 class CharTokenizer(_TokenizerBase):
     """DuReader convention: drop whitespace code points, then one token per code point."""
@@ -71,8 +84,16 @@ class CharTokenizer(_TokenizerBase):
         _check_text(text)
         return [c for c in text if not c.isspace()]
 
+    def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens:
+        return encode_texts(texts, vocab, n_jobs, MODE_CHAR)
+
 
 _NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
+
+
+def _stem_long_token(token: str) -> str:
+    """rouge-score stems only tokens longer than 3 characters."""
+    return porter_stem(token) if len(token) > 3 else token
 
 
 class RougeTokenizer(_TokenizerBase):
@@ -96,12 +117,13 @@ class RougeTokenizer(_TokenizerBase):
         if self.use_stemmer:
             # rouge-score drops tokens that are empty after stemming; Porter never empties a
             # token longer than 3 characters, so none are dropped here.
-            tokens = [porter_stem(token) if len(token) > 3 else token for token in tokens]
+            tokens = [_stem_long_token(token) for token in tokens]
         return tokens
 
     def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens:
-        """Tokenise and intern in compiled code; the same tokens as ``vocab.pack(self.tokenize_batch(texts))``."""
-        return encode_rouge_batch(texts, vocab, self.use_stemmer, n_jobs)
+        if self.use_stemmer:
+            return encode_texts(texts, vocab, n_jobs, MODE_ROUGE, "porter>3", _stem_long_token)
+        return encode_texts(texts, vocab, n_jobs, MODE_ROUGE)
 
     def __repr__(self) -> str:
         return f"RougeTokenizer(use_stemmer={self.use_stemmer})"
@@ -130,7 +152,6 @@ _SCRIPTIO_CONTINUA_RANGES = (
 WORD, SINGLE, MARK, SEPARATOR = 0, 1, 2, 3
 
 
-@lru_cache(maxsize=1 << 16)
 def unicode_char_class(char: str) -> int:
     """Class of one code point for :class:`UnicodeWordTokenizer` (WORD/SINGLE/MARK/SEPARATOR)."""
     code = ord(char)
@@ -147,7 +168,12 @@ def unicode_char_class(char: str) -> int:
     return WORD
 
 
+_cached_char_class = lru_cache(maxsize=1 << 16)(unicode_char_class)
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _stem_long_ascii_word(token: str) -> str:
+    return porter_stem(token) if len(token) > 3 and _ASCII_WORD.fullmatch(token) else token
 
 
 class UnicodeWordTokenizer(_TokenizerBase):
@@ -173,7 +199,7 @@ class UnicodeWordTokenizer(_TokenizerBase):
         current: list[str] = []  # characters of the token being built
         current_is_single = False
         for char in text.casefold():
-            kind = unicode_char_class(char)
+            kind = _cached_char_class(char)
             if kind == MARK:
                 if current:
                     current.append(char)
@@ -188,11 +214,13 @@ class UnicodeWordTokenizer(_TokenizerBase):
         if current:
             tokens.append("".join(current))
         if self.use_stemmer:
-            tokens = [
-                porter_stem(token) if len(token) > 3 and _ASCII_WORD.fullmatch(token) else token
-                for token in tokens
-            ]
+            tokens = [_stem_long_ascii_word(token) for token in tokens]
         return tokens
+
+    def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens:
+        classes = class_table(unicode_char_class, WORD, SINGLE, MARK, SEPARATOR)
+        rewrite = _stem_long_ascii_word if self.use_stemmer else None
+        return encode_texts(texts, vocab, n_jobs, MODE_CLASSES, rewrite and "porter-ascii>3", rewrite, classes, str.casefold)
 
     def __repr__(self) -> str:
         return f"UnicodeWordTokenizer(use_stemmer={self.use_stemmer})"

@@ -1,0 +1,389 @@
+"""Leaderboards: systems scored per query; ranks with ties, leaderboard correlation with random
+tie-breaking (EXAM), bootstrap of leaderboard correlation, and a ranx-style ``compare`` table.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+from scipy.stats import rankdata
+
+from ..signature import make_signature
+from . import _kernels as K
+from ._threads import numba_threads
+from ._validate import as_float_array, check_choice
+from .bootstrap import (
+    BootstrapResult,
+    _bca_probabilities,
+    _check_level,
+    _check_resamples,
+    _check_seed,
+    _quantile,
+    _statistic_code,
+)
+from .correlation import kendalltau_rows, spearmanr_rows
+
+
+class Leaderboard:
+    """Per-query scores of systems (systems x queries), all systems scored on the same queries.
+
+    scores: a mapping system -> per-query scores, or a 2-D array with ``systems`` naming its rows.
+    queries: optional query ids (aligns two leaderboards query by query). A leaderboard of final
+    scores only (one value per system) has one "query" and standard errors of 0.
+    """
+
+    def __init__(self, scores, systems=None, queries=None, name="", higher_is_better=True):
+        if isinstance(scores, Mapping):
+            if systems is not None:
+                raise ValueError("give systems either as the mapping's keys or as `systems`, not both")
+            systems = list(scores)
+            rows = [as_float_array(np.atleast_1d(scores[s]), f"scores[{s!r}]", 1) for s in systems]
+            lengths = {r.shape[0] for r in rows}
+            if len(lengths) > 1:
+                sizes = ", ".join(f"{s!r}: {r.shape[0]}" for s, r in zip(systems, rows))
+                raise ValueError(f"leaderboard {name!r}: systems have different numbers of query scores ({sizes})")
+            matrix = np.vstack(rows) if rows else np.empty((0, 0))
+        else:
+            matrix = as_float_array(scores, "scores", 2)
+            if systems is None:
+                raise ValueError("a score matrix needs `systems` naming its rows")
+        self.systems = tuple(str(s) for s in systems)
+        self.name = str(name)
+        if len(self.systems) != matrix.shape[0]:
+            raise ValueError(f"leaderboard {name!r}: {len(self.systems)} system names for {matrix.shape[0]} score rows")
+        if len(set(self.systems)) != len(self.systems):
+            dup = sorted({s for s in self.systems if self.systems.count(s) > 1})
+            raise ValueError(f"leaderboard {name!r}: duplicate systems {dup}")
+        if len(self.systems) < 2:
+            raise ValueError(f"leaderboard {name!r} needs at least 2 systems, got {len(self.systems)}")
+        if matrix.shape[1] < 1:
+            raise ValueError(f"leaderboard {name!r} has no query scores")
+        bad = ~np.isfinite(matrix)
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            raise ValueError(f"leaderboard {name!r}: system {self.systems[r]!r} has {matrix[r, c]} at query {c}")
+        if queries is not None:
+            queries = tuple(str(q) for q in queries)
+            if len(queries) != matrix.shape[1]:
+                raise ValueError(f"leaderboard {name!r}: {len(queries)} query ids for {matrix.shape[1]} score columns")
+        self.queries = queries
+        self.scores = np.ascontiguousarray(matrix)
+        self.higher_is_better = bool(higher_is_better)
+
+    @classmethod
+    def from_means(cls, means: Mapping, name="", higher_is_better=True) -> "Leaderboard":
+        """A leaderboard known only by each system's final score (no standard errors)."""
+        return cls({s: [v] for s, v in means.items()}, name=name, higher_is_better=higher_is_better)
+
+    @property
+    def means(self) -> np.ndarray:
+        return np.array([K.mean(row) for row in self.scores])
+
+    @property
+    def standard_errors(self) -> np.ndarray:
+        q = self.scores.shape[1]
+        if q < 2:
+            return np.zeros(len(self.systems))
+        return np.std(self.scores, axis=1, ddof=1) / np.sqrt(q)
+
+    def _goodness(self) -> np.ndarray:
+        """Means oriented so that larger is better."""
+        return self.means if self.higher_is_better else -self.means
+
+    def ranks(self, ties="average") -> np.ndarray:
+        """Rank of each system (1 = best); tied means share ranks as scipy.stats.rankdata(method=ties)."""
+        check_choice(ties, ("average", "min", "max", "dense", "ordinal"), "ties")
+        return rankdata(-self._goodness(), method=ties)
+
+    def ranking(self) -> list[tuple[str, float, float]]:
+        """(system, mean, standard error), best first (ties keep the input order)."""
+        order = np.argsort(-self._goodness(), kind="stable")
+        m, se = self.means, self.standard_errors
+        return [(self.systems[i], float(m[i]), float(se[i])) for i in order]
+
+    def tie_groups(self, ties="standard_error") -> list[list[int]]:
+        """Groups of system indices treated as tied, best group first.
+
+        'standard_error': walking down the ranking, a system joins the previous one's group when
+        their means differ by at most the larger of their two standard errors (groups chain);
+        'exact': only equal means tie; 'none': no ties at all (input order breaks equal means).
+        """
+        check_choice(ties, ("standard_error", "exact", "none"), "ties")
+        g, se = self._goodness(), self.standard_errors
+        order = np.argsort(-g, kind="stable")
+        groups = [[int(order[0])]]
+        for prev, cur in zip(order[:-1], order[1:]):
+            gap = g[prev] - g[cur]
+            tied = (ties == "standard_error" and gap <= max(se[prev], se[cur])) or (ties == "exact" and gap == 0)
+            if tied:
+                groups[-1].append(int(cur))
+            else:
+                groups.append([int(cur)])
+        return groups
+
+    def subset(self, systems) -> "Leaderboard":
+        index = {s: i for i, s in enumerate(self.systems)}
+        rows = [index[s] for s in systems]
+        return Leaderboard(self.scores[rows], systems=list(systems), queries=self.queries, name=self.name,
+                           higher_is_better=self.higher_is_better)
+
+    def __repr__(self) -> str:
+        return f"Leaderboard({self.name!r}, systems={len(self.systems)}, queries={self.scores.shape[1]})"
+
+
+def _label(board: Leaderboard, fallback: str) -> str:
+    return board.name or fallback
+
+
+def align_systems(a: Leaderboard, b: Leaderboard) -> tuple[Leaderboard, Leaderboard]:
+    """The two leaderboards restricted to the same system order; a system missing from one is an error."""
+    la, lb = _label(a, "a"), _label(b, "b")
+    missing_b = [s for s in a.systems if s not in set(b.systems)]
+    missing_a = [s for s in b.systems if s not in set(a.systems)]
+    if missing_a or missing_b:
+        parts = []
+        if missing_b:
+            parts.append(f"leaderboard {lb!r} is missing systems {missing_b} that {la!r} has")
+        if missing_a:
+            parts.append(f"leaderboard {la!r} is missing systems {missing_a} that {lb!r} has")
+        raise ValueError("; ".join(parts))
+    return a, b.subset(a.systems)
+
+
+def _random_ranks(board: Leaderboard, ties: str, rng: np.random.Generator) -> np.ndarray:
+    """Strict ranks (1 = best) with each tie group's internal order shuffled."""
+    ranks = np.empty(len(board.systems))
+    position = 1
+    for group in board.tie_groups(ties):
+        for offset, i in enumerate(rng.permutation(group)):
+            ranks[i] = position + offset
+        position += len(group)
+    return ranks
+
+
+@dataclass(frozen=True)
+class LeaderboardCorrelation:
+    """Spearman and Kendall tau-b between two leaderboards over repeated random tie-breaks."""
+
+    spearman_mean: float
+    spearman_std: float
+    kendall_mean: float
+    kendall_std: float
+    spearman: np.ndarray
+    kendall: np.ndarray
+    ranks_a: np.ndarray  # (repeats x systems) strict ranks after tie-breaking, systems in a's order
+    ranks_b: np.ndarray
+    signature: str
+
+
+def leaderboard_correlation(a: Leaderboard, b: Leaderboard, *, repeats=10, ties="standard_error", seed=0):
+    """Rank correlation of two leaderboards, ties broken at random and repeated (EXAM, Dietz 2021).
+
+    Each repeat shuffles the systems inside every tie group (see Leaderboard.tie_groups) of both
+    leaderboards, then correlates the resulting strict rankings. std is the sample standard
+    deviation over repeats (0 for one repeat).
+    """
+    repeats = _check_resamples(repeats)
+    seed = _check_seed(seed)
+    a, b = align_systems(a, b)
+    rng = np.random.default_rng(seed)
+    ra = np.empty((repeats, len(a.systems)))
+    rb = np.empty_like(ra)
+    for r in range(repeats):
+        ra[r] = _random_ranks(a, ties, rng)
+        rb[r] = _random_ranks(b, ties, rng)
+    rho = spearmanr_rows(ra, rb, n_jobs=1).statistic
+    tau = kendalltau_rows(ra, rb, n_jobs=1).statistic
+    ddof = 1 if repeats > 1 else 0
+    sig = make_signature("leaderboard_correlation", ties=ties, repeats=repeats, seed=seed, kendall="b")
+    return LeaderboardCorrelation(float(rho.mean()), float(rho.std(ddof=ddof)), float(tau.mean()),
+                                  float(tau.std(ddof=ddof)), rho, tau, ra, rb, sig)
+
+
+def _aligned_queries(a: Leaderboard, b: Leaderboard):
+    if a.queries is not None and b.queries is not None:
+        if set(a.queries) != set(b.queries):
+            only_a = sorted(set(a.queries) - set(b.queries))[:5]
+            only_b = sorted(set(b.queries) - set(a.queries))[:5]
+            raise ValueError(f"leaderboards have different queries (only in {_label(a, 'a')!r}: {only_a}, "
+                             f"only in {_label(b, 'b')!r}: {only_b})")
+        pos = {q: i for i, q in enumerate(b.queries)}
+        return a.scores, np.ascontiguousarray(b.scores[:, [pos[q] for q in a.queries]])
+    if a.scores.shape[1] != b.scores.shape[1]:
+        raise ValueError(f"leaderboards have {a.scores.shape[1]} and {b.scores.shape[1]} queries; "
+                         "resampling queries needs the same queries (give query ids to align them)")
+    return a.scores, b.scores
+
+
+def bootstrap_leaderboard_correlation(a: Leaderboard, b: Leaderboard, *, statistic="kendall_tau_b",
+                                      n_resamples=1000, seed=0, confidence_level=0.95, method="percentile",
+                                      n_jobs=None):
+    """Interval of the correlation between two leaderboards' system means over resampled queries.
+
+    Each replicate draws queries with replacement (the same queries for both leaderboards),
+    recomputes every system's mean in both, and correlates them; all replicates run in parallel.
+    """
+    code = _statistic_code(statistic)
+    if code == K.MEAN:
+        raise ValueError("statistic must correlate the two leaderboards, not 'mean'")
+    check_choice(method, ("percentile", "bca"), "method")
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    level = _check_level(confidence_level)
+    a, b = align_systems(a, b)
+    A, B = _aligned_queries(a, b)
+    if A.shape[1] < 2:
+        raise ValueError("resampling queries needs at least 2 queries per system")
+    sign = 1.0 if a.higher_is_better == b.higher_is_better else -1.0
+    out = np.empty(n_resamples)
+    with numba_threads(n_jobs):
+        K.bootstrap_leaderboards(code, A, B, n_resamples, seed, out)
+    theta = float(K.statistic(code, np.array([K.mean(r) for r in A]), np.array([K.mean(r) for r in B])))
+    alpha = (1 - level) / 2
+    if method == "bca":
+        q = A.shape[1]
+        jack = np.empty(q)
+        for i in range(q):
+            keep = np.arange(q) != i
+            jack[i] = K.statistic(code, np.array([K.mean(r[keep]) for r in A]), np.array([K.mean(r[keep]) for r in B]))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            probs = _bca_probabilities(theta, out, jack, alpha)
+    else:
+        probs = (alpha, 1 - alpha)
+    with np.errstate(invalid="ignore"):
+        low, high = (float(v) for v in _quantile(out, probs))
+    if sign < 0 and code not in (K.RMSE, K.R2):  # opposite orientations: agreement is negative correlation
+        theta, low, high, out = -theta, -high, -low, -out
+    sig = make_signature("bootstrap_leaderboards", statistic=statistic, method=method, level=level,
+                         resamples=n_resamples, seed=seed, rng="qascore")
+    return BootstrapResult(theta, low, high, float(np.std(out, ddof=1)), out, sig)
+
+
+# ---------------------------------------------------------------- compare (ranx style)
+
+_TESTS = ("paired_bootstrap", "student", "randomization")
+_SUPERSCRIPT = dict(zip("abcdefghijklmnopqrstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖᑫʳˢᵗᵘᵛʷˣʸᶻ"))
+
+
+def _labels(n: int) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    out = []
+    for i in range(n):
+        label = ""
+        i += 1
+        while i:
+            i, r = divmod(i - 1, 26)
+            label = letters[r] + label
+        out.append(label)
+    return out
+
+
+def paired_pvalue(d: np.ndarray, test: str, n_resamples: int, seed: int) -> float:
+    """Two-sided p-value that the mean per-query difference d is 0.
+
+    student: paired t-test (scipy.stats.ttest_rel); randomization: Fisher's sign-flip test,
+    (#{|mean d*| >= |mean d|} + 1) / (B + 1); paired_bootstrap: the bootstrap distribution of
+    the mean difference shifted to mean 0 under the null, same counting rule.
+    """
+    n = d.shape[0]
+    observed = K.mean(d)
+    if test == "student":
+        sd = np.std(d, ddof=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = observed / (sd / np.sqrt(n))
+        return float(2 * special.stdtr(n - 1, -np.abs(t)))
+    out = np.empty(n_resamples)
+    if test == "randomization":
+        K.sign_flip_means(d, n_resamples, seed, out)
+        extreme = np.abs(out) >= abs(observed)
+    else:
+        K.bootstrap_mean_difference(d, n_resamples, seed, out)
+        extreme = np.abs(out - observed) >= abs(observed)
+    return float((np.count_nonzero(extreme) + 1) / (n_resamples + 1))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Systems x metrics means with pairwise p-values; ``str()`` is the ranx-style table.
+
+    pvalues[m][i, j]: two-sided p-value of systems i and j on metric m. A cell of system i lists
+    the labels of systems j it beats significantly (higher mean, p <= max_p).
+    """
+
+    systems: tuple
+    metrics: tuple
+    means: np.ndarray
+    pvalues: np.ndarray
+    higher_is_better: tuple
+    max_p: float
+    test: str
+    signature: str
+
+    def beats(self, metric: str, i: int, j: int) -> bool:
+        """System i is significantly better than j on metric (better mean and p <= max_p)."""
+        m = self.metrics.index(metric)
+        gap = self.means[m, i] - self.means[m, j]
+        better = gap > 0 if self.higher_is_better[m] else gap < 0
+        return bool(better and self.pvalues[m, i, j] <= self.max_p)
+
+    def to_text(self, digits=4, ascii_only=False) -> str:
+        labels = _labels(len(self.systems))
+        header = ["#", "System", *self.metrics]
+        rows = []
+        for i, system in enumerate(self.systems):
+            cells = [labels[i], system]
+            for m, metric in enumerate(self.metrics):
+                won = [labels[j] for j in range(len(self.systems)) if j != i and self.beats(metric, i, j)]
+                value = f"{self.means[m, i]:.{digits}f}"
+                if won:
+                    value += f" [{','.join(won)}]" if ascii_only else \
+                        "".join(_SUPERSCRIPT.get(c, c) for c in "".join(won) if len(c) == 1)
+                cells.append(value)
+            rows.append(cells)
+        widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+        line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+        rule = "  ".join("-" * w for w in widths)
+        note = f"{self.test} test, p <= {self.max_p}: marks the systems a row beats"
+        return "\n".join([line(header), rule, *map(line, rows), "", note])
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def compare(boards, *, test="paired_bootstrap", max_p=0.05, n_resamples=1000, seed=0, bonferroni=False,
+            n_jobs=None):
+    """Pairwise significance table of systems (as ranx.compare), one column per metric.
+
+    boards: one Leaderboard, or a mapping metric name -> Leaderboard over the same systems and
+    queries. bonferroni=True multiplies p-values by the number of system pairs (capped at 1).
+    """
+    check_choice(test, _TESTS, "test")
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    if not 0 < max_p <= 1:
+        raise ValueError(f"max_p must be in (0, 1], got {max_p!r}")
+    if isinstance(boards, Leaderboard):
+        boards = {boards.name or "score": boards}
+    metrics = tuple(boards)
+    if not metrics:
+        raise ValueError("compare needs at least one leaderboard")
+    first = boards[metrics[0]]
+    aligned = [first] + [align_systems(first, boards[m])[1] for m in metrics[1:]]
+    n_sys = len(first.systems)
+    means = np.empty((len(metrics), n_sys))
+    pvalues = np.ones((len(metrics), n_sys, n_sys))
+    pairs = n_sys * (n_sys - 1) // 2
+    with numba_threads(n_jobs):
+        for m, board in enumerate(aligned):
+            if board.scores.shape[1] < 2:
+                raise ValueError(f"leaderboard {metrics[m]!r} has one score per system; tests need per-query scores")
+            means[m] = board.means
+            for i in range(n_sys):
+                for j in range(i + 1, n_sys):
+                    p = paired_pvalue(board.scores[i] - board.scores[j], test, n_resamples, seed)
+                    pvalues[m, i, j] = pvalues[m, j, i] = min(1.0, p * pairs) if bonferroni else p
+    sig = make_signature("compare", test=test, max_p=max_p, resamples=n_resamples, seed=seed, bonferroni=bonferroni)
+    return Comparison(first.systems, metrics, means, pvalues, tuple(b.higher_is_better for b in aligned),
+                      float(max_p), test, sig)
