@@ -335,3 +335,20 @@ def test_rows_errors_name_the_row():
         stats.spearmanr_rows(X, Y)
     with pytest.raises(ValueError, match=r"X has shape \(3, 4\) but Y has shape \(3, 3\)"):
         stats.pearsonr_rows(X, Y[:, :3])
+
+
+def test_long_pair_numpy_sort_path_equals_row_kernel_and_scipy():
+    rng = np.random.default_rng(21)
+    x = rng.integers(0, 30, 6000).astype(float)
+    y = x + rng.integers(0, 9, 6000)
+    x[[5, 77]] = np.nan
+    y[3000] = np.nan
+    for variant in "abc":
+        one = stats.kendalltau(x, y, variant=variant, nan_policy="omit")
+        rows = stats.kendalltau_rows(x[None], y[None], variant=variant, nan_policy="omit")
+        assert one.statistic == rows.statistic[0] and one.pvalue == rows.pvalue[0]
+    keep = ~(np.isnan(x) | np.isnan(y))
+    theirs = st.kendalltau(x[keep], y[keep])
+    assert_same(one.statistic, st.kendalltau(x[keep], y[keep], variant="c").statistic, STAT_TOL)
+    assert_p(stats.kendalltau(x, y, nan_policy="omit").pvalue, theirs.pvalue)
+    assert math.isnan(stats.kendalltau(x, y).statistic)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import scipy.stats as st
-from test_stats_bootstrap import MASK64, ref_splitmix_indices
+from test_stats_bootstrap import MASK64, ref_mix, ref_splitmix_indices
 
 from qascore import stats
 from qascore.stats.leaderboard import paired_pvalue
@@ -128,19 +128,14 @@ def test_bootstrap_leaderboard_queries_must_align():
 # ---------------------------------------------------------------- compare
 
 def ref_sign_flip_means(d, n_resamples, seed):
-    def mix(z):
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
-
     out = []
     for b in range(n_resamples):
-        state = mix((seed * 0x9E3779B97F4A7C15 + b + 1) & MASK64)
+        state = ref_mix((seed * 0x9E3779B97F4A7C15 + b + 1) & MASK64)
         flipped = []
         for i, v in enumerate(d):
             if i % 64 == 0:
                 state = (state + 0x9E3779B97F4A7C15) & MASK64
-                bits = mix(state)
+                bits = ref_mix(state)
             flipped.append(-v if (bits >> (i % 64)) & 1 else v)
         out.append(np.mean(flipped))
     return np.array(out)

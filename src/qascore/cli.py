@@ -14,6 +14,7 @@ _COMMAND_MODULES = [
     "qascore.exam.cli",
     "qascore.lexical.cli_rouge",
     "qascore.ava.cli",
+    "qascore.nuggets.cli",
 ]
 
 

@@ -11,6 +11,7 @@ _DEMO_PARTS = [
     "qascore.exam.demo",
     "qascore.lexical.cli_rouge",
     "qascore.ava.demo",
+    "qascore.nuggets.demo",
 ]
 
 

@@ -33,14 +33,14 @@ _SMALL_N = 24  # below this the O(n^2) pair loop beats sorting
 
 # ---------------------------------------------------------------- sums (numpy's pairwise order)
 
-@njit(inline="always")
+@njit(**_JIT)
 def _at(a, idx, i):
     if idx is None:
         return a[i]
     return a[idx[i]]
 
 
-@njit(inline="always")
+@njit(**_JIT)
 def _block_sum(a, idx, start, n):
     """One leaf of numpy's pairwise sum: n <= 128 values, 8 accumulators."""
     if n < 8:
@@ -76,20 +76,54 @@ def _block_sum(a, idx, start, n):
     return res
 
 
-@njit(inline="always")
+@njit(**_JIT)
+def _split(n):
+    n2 = n // 2
+    return n2 - n2 % 8
+
+
+# numpy's recursion unrolled three levels deep: _pw_k sums up to _PW_LIMIT[k] values without
+# any allocation (children of a node of n values hold at most n // 2 + 7).
+@njit(**_JIT)
+def _pw1(a, idx, start, n):
+    if n <= 128:
+        return _block_sum(a, idx, start, n)
+    n2 = _split(n)
+    return _block_sum(a, idx, start, n2) + _block_sum(a, idx, start + n2, n - n2)
+
+
+@njit(**_JIT)
+def _pw2(a, idx, start, n):
+    if n <= 128:
+        return _block_sum(a, idx, start, n)
+    n2 = _split(n)
+    return _pw1(a, idx, start, n2) + _pw1(a, idx, start + n2, n - n2)
+
+
+@njit(**_JIT)
+def _pw3(a, idx, start, n):
+    if n <= 128:
+        return _block_sum(a, idx, start, n)
+    n2 = _split(n)
+    return _pw2(a, idx, start, n2) + _pw2(a, idx, start + n2, n - n2)
+
+
+_PW3_LIMIT = 926  # 128 -> 242 -> 470 -> 926
+
+
+@njit(**_JIT)
 def _pairwise(a, idx, start, n):
-    """numpy's pairwise summation, its recursion unrolled onto an explicit stack.
+    """numpy's pairwise summation; above _PW3_LIMIT the recursion runs on an explicit stack.
 
     (Numba's on-disk cache crashes on recursive functions, so the tree is walked iteratively:
     internal nodes split at n2 = n // 2 rounded down to a multiple of 8, as numpy does.)
     """
-    if n <= 128:
-        return _block_sum(a, idx, start, n)
-    node_start = np.empty(128, np.int64)
-    node_n = np.empty(128, np.int64)
-    node_open = np.zeros(128, np.bool_)
-    values = np.empty(128)
-    top = 0
+    if n <= _PW3_LIMIT:
+        return _pw3(a, idx, start, n)
+    node_start = np.empty(64, np.int64)
+    node_n = np.empty(64, np.int64)
+    node_open = np.zeros(64, np.bool_)
+    values = np.empty(64)
     vtop = 0
     node_start[0] = start
     node_n[0] = n
@@ -98,8 +132,8 @@ def _pairwise(a, idx, start, n):
         t = top - 1
         s = node_start[t]
         m = node_n[t]
-        if m <= 128:
-            values[vtop] = _block_sum(a, idx, s, m)
+        if m <= _PW3_LIMIT:
+            values[vtop] = _pw3(a, idx, s, m)
             vtop += 1
             top -= 1
         elif node_open[t]:
@@ -109,8 +143,7 @@ def _pairwise(a, idx, start, n):
             top -= 1
         else:
             node_open[t] = True
-            n2 = m // 2
-            n2 -= n2 % 8
+            n2 = _split(m)
             node_start[top] = s + n2  # right child, summed second
             node_n[top] = m - n2
             node_start[top + 1] = s  # left child on top, summed first
@@ -122,13 +155,13 @@ def _pairwise(a, idx, start, n):
 @njit(**_JIT)
 def pairwise_sum(a, start, n):
     """numpy's pairwise summation of a[start:start+n] (same blocking, so the same rounding)."""
-    return _pairwise(a, None, start, n)
+    return _pairwise(a, None, np.int64(start), np.int64(n))
 
 
 @njit(**_JIT)
 def gathered_pairwise_sum(a, idx, start, n):
     """pairwise_sum of a[idx[start:start+n]] without materialising the gather."""
-    return _pairwise(a, idx, start, n)
+    return _pairwise(a, idx, np.int64(start), np.int64(n))
 
 
 @njit(**_JIT)
@@ -144,7 +177,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _LOW32 = np.uint64(0xFFFFFFFF)
 
 
-@njit(inline="always")
+@njit(**_JIT)
 def _mix64(z):
     z = (z ^ (z >> np.uint64(30))) * _MIX1
     z = (z ^ (z >> np.uint64(27))) * _MIX2
@@ -152,24 +185,35 @@ def _mix64(z):
 
 
 @njit(**_JIT)
+def _stream_start(seed, replicate):
+    return _mix64(np.uint64(seed) * _GOLDEN + np.uint64(replicate) + np.uint64(1))
+
+
+@njit(**_JIT)
 def draw_indices(seed, replicate, n, out):
     """Fill out[:n] with uniform integers in [0, n) for one replicate.
 
     Each replicate has its own splitmix64 stream keyed by (seed, replicate), so results do not
-    depend on the number of threads or on the order replicates run in. Lemire's multiply-shift
-    with rejection keeps the draw unbiased.
+    depend on the number of threads or on the order replicates run in. Every 64-bit draw gives two
+    32-bit candidates (high half first); Lemire's multiply-shift with rejection keeps them unbiased.
     """
-    state = _mix64(np.uint64(seed) * _GOLDEN + np.uint64(replicate) + np.uint64(1))
+    state = _stream_start(seed, replicate)
     bound = np.uint64(n)
     threshold = ((np.uint64(1) << np.uint64(32)) - bound) % bound
-    for i in range(n):
-        while True:
-            state += _GOLDEN
-            r = _mix64(state) >> np.uint64(32)
-            m = r * bound
-            if (m & _LOW32) >= threshold:
+    i = 0
+    while i < n:
+        state += _GOLDEN
+        z = _mix64(state)
+        m = (z >> np.uint64(32)) * bound
+        if (m & _LOW32) >= threshold:
+            out[i] = np.int64(m >> np.uint64(32))
+            i += 1
+            if i == n:
                 break
-        out[i] = np.int64(m >> np.uint64(32))
+        m = (z & _LOW32) * bound
+        if (m & _LOW32) >= threshold:
+            out[i] = np.int64(m >> np.uint64(32))
+            i += 1
 
 
 # ---------------------------------------------------------------- ranks and Kendall counts
@@ -210,6 +254,34 @@ def _run_stats(sorted_values):
             s0 += c * (c - 1) * (c - 2)
             s1 += c * (c - 1) * (2 * c + 5)
         i = j
+    return ties, s0, s1, distinct
+
+
+@njit(**_JIT)
+def _group_stats_small(v):
+    """_run_stats for a short unsorted vector, O(n^2) without allocating."""
+    n = v.shape[0]
+    ties = 0
+    s0 = 0
+    s1 = 0
+    distinct = 0
+    for i in range(n):
+        first = True
+        for j in range(i):
+            if v[j] == v[i]:
+                first = False
+                break
+        if not first:
+            continue
+        c = 1
+        for j in range(i + 1, n):
+            if v[j] == v[i]:
+                c += 1
+        distinct += 1
+        if c > 1:
+            ties += c * (c - 1) // 2
+            s0 += c * (c - 1) * (c - 2)
+            s1 += c * (c - 1) * (2 * c + 5)
     return ties, s0, s1, distinct
 
 
@@ -257,9 +329,9 @@ def kendall_counts(x, y, counts):
     """Pair counts of (x, y) into counts (layout K_*): O(n^2) for small n, O(n log n) otherwise."""
     n = x.shape[0]
     tot = n * (n - 1) // 2
-    xtie, x0, x1, nxd = _run_stats(np.sort(x))
-    ytie, y0, y1, nyd = _run_stats(np.sort(y))
     if n < _SMALL_N:
+        xtie, x0, x1, nxd = _group_stats_small(x)
+        ytie, y0, y1, nyd = _group_stats_small(y)
         dis = 0
         ntie = 0
         for i in range(n):
@@ -272,6 +344,8 @@ def kendall_counts(x, y, counts):
                 elif dy != 0.0 and (dx > 0.0) != (dy > 0.0):
                     dis += 1
     else:
+        xtie, x0, x1, nxd = _run_stats(np.sort(x))
+        ytie, y0, y1, nyd = _run_stats(np.sort(y))
         # Sort by y, then stably by x: equal-x runs stay in ascending y, so strict inversions of
         # y's dense ranks are exactly the discordant pairs (the approach of scipy's kendalltau).
         perm = np.argsort(y, kind="mergesort")
@@ -429,31 +503,8 @@ def statistic(code, x, y):
 
 
 # ---------------------------------------------------------------- batched over rows
-
-@njit(parallel=True, **_JIT)
-def rows_kendall(X, Y, omit, counts_out, nan_rows):
-    """Kendall counts of each row pair; NaN pairs dropped (omit) or flagged (propagate)."""
-    for r in prange(X.shape[0]):
-        x, y, has_nan = _row_pair(X[r], Y[r], omit)
-        nan_rows[r] = has_nan
-        if has_nan and not omit:
-            counts_out[r, :] = 0
-            continue
-        kendall_counts(x, y, counts_out[r])
-
-
-@njit(parallel=True, **_JIT)
-def rows_statistic(code, X, Y, omit, out, n_out, nan_rows):
-    """A Pearson-type statistic of each row pair with the NaN handling of rows_kendall."""
-    for r in prange(X.shape[0]):
-        x, y, has_nan = _row_pair(X[r], Y[r], omit)
-        nan_rows[r] = has_nan
-        n_out[r] = x.shape[0]
-        if (has_nan and not omit) or x.shape[0] < 2:
-            out[r] = np.nan
-        else:
-            out[r] = statistic(code, x, y)
-
+# Every parallel kernel's loop body is one call to a serial worker: Numba's parfor passes then
+# see a tiny body, which keeps the first-call compile time down.
 
 @njit(**_JIT)
 def _row_pair(x, y, omit):
@@ -463,12 +514,68 @@ def _row_pair(x, y, omit):
             has_nan = True
             break
     if not (has_nan and omit):
-        return x, y, has_nan
+        return x.copy(), y.copy(), has_nan
     keep = ~(np.isnan(x) | np.isnan(y))
     return x[keep], y[keep], has_nan
 
 
+@njit(**_JIT)
+def _kendall_row(X, Y, r, omit, counts_out, nan_rows):
+    x, y, has_nan = _row_pair(X[r], Y[r], omit)
+    nan_rows[r] = has_nan
+    if has_nan and not omit:
+        counts_out[r, :] = 0
+    else:
+        kendall_counts(x, y, counts_out[r])
+
+
+@njit(parallel=True, **_JIT)
+def rows_kendall(X, Y, omit, counts_out, nan_rows):
+    """Kendall counts of each row pair; NaN pairs dropped (omit) or flagged (propagate)."""
+    for r in prange(X.shape[0]):
+        _kendall_row(X, Y, np.int64(r), omit, counts_out, nan_rows)
+
+
+@njit(**_JIT)
+def _statistic_row(code, X, Y, r, omit, out, n_out, nan_rows):
+    x, y, has_nan = _row_pair(X[r], Y[r], omit)
+    nan_rows[r] = has_nan
+    n_out[r] = x.shape[0]
+    if (has_nan and not omit) or x.shape[0] < 2:
+        out[r] = np.nan
+    else:
+        out[r] = statistic(code, x, y)
+
+
+@njit(parallel=True, **_JIT)
+def rows_statistic(code, X, Y, omit, out, n_out, nan_rows):
+    """A Pearson-type statistic of each row pair with the NaN handling of rows_kendall."""
+    for r in prange(X.shape[0]):
+        _statistic_row(code, X, Y, np.int64(r), omit, out, n_out, nan_rows)
+
+
 # ---------------------------------------------------------------- resampling
+
+@njit(**_JIT)
+def _replicate_indices(seed, b, n, given_idx):
+    if given_idx.shape[0] > 0:
+        return given_idx[b].copy()
+    idx = np.empty(n, np.int64)
+    draw_indices(seed, b, n, idx)
+    return idx
+
+
+@njit(**_JIT)
+def _paired_replicate(code, x, y, b, seed, given_idx, out):
+    n = x.shape[0]
+    idx = _replicate_indices(seed, b, n, given_idx)
+    if code == MEAN:
+        out[b] = gathered_pairwise_sum(x, idx, 0, n) / n
+    elif code == MEAN_DIFF:
+        out[b] = gathered_pairwise_sum(x, idx, 0, n) / n - gathered_pairwise_sum(y, idx, 0, n) / n
+    else:
+        out[b] = statistic(code, x[idx], y[idx])
+
 
 @njit(parallel=True, **_JIT)
 def bootstrap_paired(code, x, y, n_resamples, seed, given_idx, out):
@@ -477,67 +584,89 @@ def bootstrap_paired(code, x, y, n_resamples, seed, given_idx, out):
     Indices come from given_idx (shape (n_resamples, n), e.g. drawn by numpy as scipy does) when
     it has rows, else from draw_indices(seed, b, ...).
     """
-    n = x.shape[0]
-    use_given = given_idx.shape[0] == n_resamples
     for b in prange(n_resamples):
-        if use_given:
-            idx = given_idx[b]
-        else:
-            idx = np.empty(n, np.int64)
-            draw_indices(seed, b, n, idx)
-        if code == MEAN:
-            out[b] = gathered_pairwise_sum(x, idx, 0, n) / n
-        elif code == MEAN_DIFF:
-            out[b] = gathered_pairwise_sum(x, idx, 0, n) / n - gathered_pairwise_sum(y, idx, 0, n) / n
-        else:
-            out[b] = statistic(code, x[idx], y[idx])
+        _paired_replicate(code, x, y, np.int64(b), seed, given_idx, out)
+
+
+@njit(**_JIT)
+def _two_statistics_replicate(code, a, b, h, r, seed, out_a, out_b):
+    idx = np.empty(a.shape[0], np.int64)
+    draw_indices(seed, r, a.shape[0], idx)
+    hs = h[idx]
+    out_a[r] = statistic(code, a[idx], hs)
+    out_b[r] = statistic(code, b[idx], hs)
 
 
 @njit(parallel=True, **_JIT)
 def bootstrap_two_statistics(code, a, b, h, n_resamples, seed, out_a, out_b):
     """Paired replicates of statistic(a*, h*) and statistic(b*, h*) on the same resampled items."""
-    n = a.shape[0]
     for r in prange(n_resamples):
-        idx = np.empty(n, np.int64)
-        draw_indices(seed, r, n, idx)
-        hs = h[idx]
-        out_a[r] = statistic(code, a[idx], hs)
-        out_b[r] = statistic(code, b[idx], hs)
+        _two_statistics_replicate(code, a, b, h, np.int64(r), seed, out_a, out_b)
+
+
+@njit(**_JIT)
+def _mean_of_resample(d, b, seed):
+    n = d.shape[0]
+    idx = np.empty(n, np.int64)
+    draw_indices(seed, b, n, idx)
+    return gathered_pairwise_sum(d, idx, 0, n) / n
 
 
 @njit(parallel=True, **_JIT)
 def bootstrap_mean_difference(d, n_resamples, seed, out):
     """Mean of resampled per-item differences (system X minus Y), one value per replicate."""
-    n = d.shape[0]
     for b in prange(n_resamples):
-        idx = np.empty(n, np.int64)
-        draw_indices(seed, b, n, idx)
-        out[b] = gathered_pairwise_sum(d, idx, 0, n) / n
+        out[b] = _mean_of_resample(d, np.int64(b), seed)
+
+
+@njit(**_JIT)
+def _leaderboard_replicate(code, A, B, r, seed):
+    n_sys, n_q = A.shape
+    idx = np.empty(n_q, np.int64)
+    draw_indices(seed, r, n_q, idx)
+    ma = np.empty(n_sys)
+    mb = np.empty(n_sys)
+    for s in range(n_sys):
+        ma[s] = gathered_pairwise_sum(A[s], idx, 0, n_q) / n_q
+        mb[s] = gathered_pairwise_sum(B[s], idx, 0, n_q) / n_q
+    return statistic(code, ma, mb)
 
 
 @njit(parallel=True, **_JIT)
 def bootstrap_leaderboards(code, A, B, n_resamples, seed, out):
     """Correlation between the system means of A and B (systems x queries) over resampled queries."""
-    n_sys, n_q = A.shape
     for r in prange(n_resamples):
-        idx = np.empty(n_q, np.int64)
-        draw_indices(seed, r, n_q, idx)
-        ma = np.empty(n_sys)
-        mb = np.empty(n_sys)
-        for s in range(n_sys):
-            ma[s] = gathered_pairwise_sum(A[s], idx, 0, n_q) / n_q
-            mb[s] = gathered_pairwise_sum(B[s], idx, 0, n_q) / n_q
-        out[r] = statistic(code, ma, mb)
+        out[r] = _leaderboard_replicate(code, A, B, np.int64(r), seed)
+
+
+@njit(**_JIT)
+def _leave_one_out(code, x, y, i):
+    keep = np.ones(x.shape[0], np.bool_)
+    keep[i] = False
+    return statistic(code, x[keep], y[keep])
 
 
 @njit(parallel=True, **_JIT)
 def jackknife(code, x, y, out):
     """Leave-one-out values of the statistic (for BCa's acceleration)."""
-    n = x.shape[0]
-    for i in prange(n):
-        keep = np.ones(n, np.bool_)
-        keep[i] = False
-        out[i] = statistic(code, x[keep], y[keep])
+    for i in prange(x.shape[0]):
+        out[i] = _leave_one_out(code, x, y, np.int64(i))
+
+
+@njit(**_JIT)
+def _resample_mean_row(matrix, col, idx, b, out):
+    n = idx.shape[1]
+    n_m = matrix.shape[1]
+    if n_m == 1:
+        out[b, 0] = gathered_pairwise_sum(col, idx[b], 0, n) / n
+        return
+    acc = matrix[idx[b, 0]].copy()
+    for i in range(1, n):
+        row = matrix[idx[b, i]]
+        for m in range(n_m):
+            acc[m] += row[m]
+    for m in range(n_m):
+        out[b, m] = acc[m] / n
 
 
 @njit(parallel=True, **_JIT)
@@ -547,20 +676,9 @@ def resample_means_rows(matrix, idx, out):
     numpy's ``matrix[idx].mean(axis=0)`` adds rows one after another for a 2-D matrix, except
     with a single column, where the reduction is contiguous and pairwise; follow both.
     """
-    n_b, n = idx.shape
-    n_m = matrix.shape[1]
-    col = np.ascontiguousarray(matrix[:, 0]) if n_m == 1 else np.empty(0)
-    for b in prange(n_b):
-        if n_m == 1:
-            out[b, 0] = gathered_pairwise_sum(col, idx[b], 0, n) / n
-            continue
-        acc = matrix[idx[b, 0]].copy()
-        for i in range(1, n):
-            row = matrix[idx[b, i]]
-            for m in range(n_m):
-                acc[m] += row[m]
-        for m in range(n_m):
-            out[b, m] = acc[m] / n
+    col = np.ascontiguousarray(matrix[:, 0])
+    for b in prange(idx.shape[0]):
+        _resample_mean_row(matrix, col, idx, np.int64(b), out)
 
 
 @njit(**_JIT)
@@ -624,20 +742,84 @@ def kendall_rows_from_counts(counts, code, out):
         out[r] = kendall_from_counts(counts[r], code)
 
 
+@njit(**_JIT)
+def _sign_flip_mean(d, b, seed):
+    n = d.shape[0]
+    state = _stream_start(seed, b)
+    flipped = np.empty(n)
+    bits = np.uint64(0)
+    for i in range(n):
+        if i % 64 == 0:
+            state += _GOLDEN
+            bits = _mix64(state)
+        flipped[i] = -d[i] if (bits >> np.uint64(i % 64)) & np.uint64(1) else d[i]
+    return pairwise_sum(flipped, 0, n) / n
+
+
 @njit(parallel=True, **_JIT)
 def sign_flip_means(d, n_resamples, seed, out):
     """Randomisation (Fisher) test replicates: mean of d with each sign flipped by a fair coin.
 
     Coins come from the same (seed, replicate)-keyed splitmix64 streams as draw_indices, 64 per draw.
     """
-    n = d.shape[0]
     for b in prange(n_resamples):
-        state = _mix64(np.uint64(seed) * _GOLDEN + np.uint64(b) + np.uint64(1))
-        flipped = np.empty(n)
-        bits = np.uint64(0)
-        for i in range(n):
-            if i % 64 == 0:
-                state += _GOLDEN
-                bits = _mix64(state)
-            flipped[i] = -d[i] if (bits >> np.uint64(i % 64)) & np.uint64(1) else d[i]
-        out[b] = pairwise_sum(flipped, 0, n) / n
+        out[b] = _sign_flip_mean(d, np.int64(b), seed)
+
+
+# ---------------------------------------------------------------- Kendall for one large pair
+# numpy's SIMD sorts beat Numba's; Python sorts, these kernels do the rest.
+
+@njit(**_JIT)
+def _dense_ranks_from_order(order, sorted_values, ranks):
+    r = 0
+    for i in range(order.shape[0]):
+        if i > 0 and sorted_values[i] != sorted_values[i - 1]:
+            r += 1
+        ranks[order[i]] = r
+    return r + 1
+
+
+@njit(**_JIT)
+def kendall_rank_keys(px, xs, py, ys, counts):
+    """Tie statistics of x and y into counts, and keys x_rank * n_y_levels + y_rank to be sorted."""
+    n = px.shape[0]
+    xr = np.empty(n, np.int64)
+    yr = np.empty(n, np.int64)
+    _dense_ranks_from_order(px, xs, xr)
+    ny = _dense_ranks_from_order(py, ys, yr)
+    xtie, x0, x1, nxd = _run_stats(xs)
+    ytie, y0, y1, nyd = _run_stats(ys)
+    counts[K_N] = n
+    counts[K_TOT] = n * (n - 1) // 2
+    counts[K_XTIE] = xtie
+    counts[K_YTIE] = ytie
+    counts[K_X0] = x0
+    counts[K_X1] = x1
+    counts[K_Y0] = y0
+    counts[K_Y1] = y1
+    counts[K_NXD] = nxd
+    counts[K_NYD] = nyd
+    keys = np.empty(n, np.int64)
+    for i in range(n):
+        keys[i] = xr[i] * ny + yr[i]
+    return keys, ny
+
+
+@njit(**_JIT)
+def kendall_from_sorted_keys(keys, ny, counts):
+    """Joint ties and discordant pairs from the sorted keys (order by x rank, then y rank)."""
+    n = keys.shape[0]
+    ntie = 0
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and keys[j] == keys[i]:
+            j += 1
+        c = j - i
+        ntie += c * (c - 1) // 2
+        i = j
+    yseq = keys % ny
+    dis = _count_inversions(yseq, np.empty(n, np.int64))
+    counts[K_NTIE] = ntie
+    counts[K_DIS] = dis
+    counts[K_CON] = counts[K_TOT] - counts[K_XTIE] - counts[K_YTIE] + ntie - dis

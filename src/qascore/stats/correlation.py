@@ -87,8 +87,11 @@ def _kendall(x, y, code, method, alternative, nan_policy, n_jobs, batched, name)
     omit = nan_policy == "omit"
     counts = np.zeros((X.shape[0], K.K_FIELDS), np.int64)
     nan_rows = np.zeros(X.shape[0], np.bool_)
-    with numba_threads(n_jobs):
-        K.rows_kendall(X, Y, omit, counts, nan_rows)
+    if X.shape[0] == 1 and X.shape[1] >= _NUMPY_SORT_N:
+        _kendall_counts_large(X[0], Y[0], omit, counts[0], nan_rows)
+    else:
+        with numba_threads(n_jobs):
+            K.rows_kendall(X, Y, omit, counts, nan_rows)
     propagated = nan_rows & (not omit)
     n = counts[:, K.K_N]
     if omit:
@@ -104,6 +107,24 @@ def _kendall(x, y, code, method, alternative, nan_policy, n_jobs, batched, name)
     sig = make_signature(name, variant={K.KENDALL_A: "a", K.KENDALL_B: "b", K.KENDALL_C: "c"}.get(code, "gamma"),
                          method=method, alternative=alternative, nan_policy=nan_policy)
     return _single_or_rows(batched, stat, pvalue, n, sig)
+
+
+_NUMPY_SORT_N = 2000  # from here one pair is faster with numpy's sorts than Numba's
+
+
+def _kendall_counts_large(x, y, omit, counts, nan_rows):
+    """kendall_counts of one long pair: numpy sorts, Numba counts (the same numbers)."""
+    nan = np.isnan(x) | np.isnan(y)
+    if nan.any():
+        nan_rows[0] = True
+        if not omit:
+            return
+        x, y = x[~nan], y[~nan]
+    px = np.argsort(x)
+    py = np.argsort(y)
+    keys, ny = K.kendall_rank_keys(px, x[px], py, y[py], counts)
+    keys.sort()
+    K.kendall_from_sorted_keys(keys, ny, counts)
 
 
 def _kendall_pvalues(counts, method, alternative, undefined):

@@ -1,0 +1,336 @@
+"""Readers and writers for the TREC nugget formats and the TREC 2024 RAG nugget JSONL.
+
+Formats (see docs/nuggets.md for examples):
+
+* answer keys: ``Qid <qid>: <header>`` then ``<qid> <nugget#>\\t<vital|okay>\\t<description>``,
+  blank lines between questions (2003 definition, 2004-2006 "other", 2005 relationship, ciQA);
+  pyramid keys (2006/07): ``<qid>\\t<nugget#>\\t<weight>\\t<description>`` without headers;
+* run files: ``<qid> <run-tag> <docid> <answer string>``; a ``NIL`` docid with no string is an
+  empty response;
+* judgement files (NIST ``.otherjudged``) and Nuggeteer assessment files: per (question, run), the
+  submission ``<qid> <tag> <item#> <docid> <string>`` then the nugget part
+  ``<qid> <tag> <item#> <nugget#>``; ``#`` lines are comments (assessment files use them to show
+  the score and threshold behind each guessed nugget);
+* RAG JSONL: ``{"qid", "answer_text", "nuggets": [{"text", "importance", "assignment"}]}``.
+
+Every reader reports the file and 1-based line of a malformed record; nothing is skipped.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputFormatError
+from ..io import iter_jsonl, iter_lines, require_field
+
+IMPORTANCES = ("vital", "okay")
+
+
+@dataclass(frozen=True)
+class Nugget:
+    """One nugget of an answer key. ``importance`` is vital/okay (None in pyramid keys);
+    ``weight`` is the pyramid weight (None in vital/okay keys)."""
+
+    qid: str
+    nugget_id: str
+    description: str
+    importance: str | None = None
+    weight: float | None = None
+
+    @property
+    def is_vital(self) -> bool:
+        return self.importance == "vital"
+
+
+@dataclass
+class Question:
+    qid: str
+    header: str | None = None  # text after ``Qid <qid>:`` (None for pyramid keys)
+    nuggets: list[Nugget] = field(default_factory=list)
+
+    def nugget(self, nugget_id: str) -> Nugget:
+        for n in self.nuggets:
+            if n.nugget_id == nugget_id:
+                return n
+        raise KeyError(f"question {self.qid} has no nugget {nugget_id!r}")
+
+
+@dataclass
+class AnswerKey:
+    """Questions in file order; ``pyramid`` tells which scoring the key supports."""
+
+    questions: dict[str, Question]
+    pyramid: bool = False
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def __getitem__(self, qid: str) -> Question:
+        return self.questions[qid]
+
+    def __iter__(self):
+        return iter(self.questions.values())
+
+
+def _parse_weight(text: str, path, lineno: int) -> float:
+    try:
+        weight = float(text)
+    except ValueError:
+        raise InputFormatError(path, lineno, f"pyramid weight must be a number, got {text!r}") from None
+    if not math.isfinite(weight) or weight < 0:
+        raise InputFormatError(path, lineno, f"pyramid weight must be finite and >= 0, got {text!r}")
+    return weight
+
+
+def read_answer_key(path) -> AnswerKey:
+    """Read a vital/okay answer key (with ``Qid`` headers) or a pyramid key (tab-separated weights)."""
+    questions: dict[str, Question] = {}
+    seen: dict[tuple[str, str], int] = {}
+    kind = None  # "key" or "pyramid": one file holds one kind
+    current: Question | None = None
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            current = None
+            continue
+        if line.startswith("Qid "):
+            head, sep, text = line[4:].partition(":")
+            qid = head.strip()
+            if not sep or not qid or " " in qid:
+                raise InputFormatError(path, lineno, "expected a header 'Qid <qid>: <text>'")
+            if qid in questions:
+                raise InputFormatError(path, lineno, f"question {qid} appears twice")
+            current = questions[qid] = Question(qid, text.strip())
+            continue
+        cols = line.split("\t")
+        if len(cols) == 4:
+            line_kind = "pyramid"
+            qid, nid, weight_text, description = (c.strip() for c in cols)
+            weight, importance = _parse_weight(weight_text, path, lineno), None
+        elif len(cols) == 3:
+            line_kind = "key"
+            ids = cols[0].split()
+            if len(ids) != 2:
+                raise InputFormatError(path, lineno, "expected '<qid> <nugget#>' before the first tab")
+            qid, nid = ids
+            importance, description, weight = cols[1].strip(), cols[2].strip(), None
+            if importance not in IMPORTANCES:
+                raise InputFormatError(path, lineno, f"importance must be vital or okay, got {importance!r}")
+        else:
+            raise InputFormatError(
+                path, lineno,
+                "expected '<qid> <nugget#>\\t<vital|okay>\\t<description>', "
+                "'<qid>\\t<nugget#>\\t<weight>\\t<description>' or 'Qid <qid>: <text>'",
+            )
+        if not qid or not nid:
+            raise InputFormatError(path, lineno, "empty question or nugget id")
+        if kind is None:
+            kind = line_kind
+        elif kind != line_kind:
+            raise InputFormatError(path, lineno, f"{line_kind} line in a {kind} file")
+        if (qid, nid) in seen:
+            raise InputFormatError(path, lineno, f"duplicate nugget {nid} of question {qid} (first on line {seen[qid, nid]})")
+        seen[qid, nid] = lineno
+        if kind == "key":
+            if current is None or current.qid != qid:
+                raise InputFormatError(path, lineno, f"nugget of question {qid} outside its 'Qid {qid}:' block")
+        else:
+            current = questions.setdefault(qid, Question(qid))
+        current.nuggets.append(Nugget(qid, nid, description, importance, weight))
+    return AnswerKey(questions, pyramid=kind == "pyramid")
+
+
+def write_answer_key(key: AnswerKey, path) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        for q in key:
+            if key.pyramid:
+                for n in q.nuggets:
+                    out.write(f"{q.qid}\t{n.nugget_id}\t{n.weight!r}\t{n.description}\n")
+                continue
+            out.write(f"Qid {q.qid}: {q.header or ''}\n")
+            for n in q.nuggets:
+                out.write(f"{q.qid} {n.nugget_id}\t{n.importance}\t{n.description}\n")
+            out.write("\n")
+
+
+# ---------------------------------------------------------------- runs and judgements
+
+
+@dataclass(frozen=True)
+class Response:
+    """One response item. ``item`` is its 1-based number within (run, question); NIL has text ''."""
+
+    qid: str
+    run_tag: str
+    item: int
+    docid: str
+    text: str
+
+
+@dataclass
+class Run:
+    """One system's responses, per question in file order."""
+
+    tag: str
+    responses: dict[str, list[Response]] = field(default_factory=dict)
+
+    def add(self, qid: str, docid: str, text: str, item: int | None = None) -> Response:
+        items = self.responses.setdefault(qid, [])
+        resp = Response(qid, self.tag, len(items) + 1 if item is None else item, docid, text)
+        items.append(resp)
+        return resp
+
+
+def _parse_run_line(line: str, path, lineno: int) -> tuple[str, str, str, str]:
+    cols = line.split(None, 3)
+    if len(cols) == 3 and cols[2] == "NIL":
+        return cols[0], cols[1], "NIL", ""
+    if len(cols) < 4:
+        raise InputFormatError(path, lineno, "expected '<qid> <run-tag> <docid> <answer string>' (or '<qid> <run-tag> NIL')")
+    return cols[0], cols[1], cols[2], cols[3].strip()
+
+
+def read_runs(path) -> dict[str, Run]:
+    """Read a run file (it may hold several run tags): run tag -> Run."""
+    runs: dict[str, Run] = {}
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        qid, tag, docid, text = _parse_run_line(line, path, lineno)
+        runs.setdefault(tag, Run(tag)).add(qid, docid, text)
+    return runs
+
+
+def write_run(run: Run, path) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        for qid, items in run.responses.items():
+            for r in items:
+                out.write(f"{qid} {run.tag} NIL\n" if r.docid == "NIL" and not r.text else f"{qid} {run.tag} {r.docid} {r.text}\n")
+
+
+@dataclass
+class Judgements:
+    """Judged runs: each run's responses plus, per (run tag, qid), item -> nugget ids assigned.
+
+    Comments (assessment files) are kept per (tag, qid, item, nugget) so writers can round-trip them.
+    """
+
+    runs: dict[str, Run] = field(default_factory=dict)
+    assigned: dict[tuple[str, str], dict[int, list[str]]] = field(default_factory=dict)
+
+    def nuggets_of(self, tag: str, qid: str, item: int) -> list[str]:
+        return self.assigned.get((tag, qid), {}).get(item, [])
+
+
+def read_judgements(path) -> Judgements:
+    """Read the two-part ``.otherjudged`` layout (also Nuggeteer assessment files).
+
+    A line with exactly four fields whose last is an integer is a nugget line; it must name an item
+    already listed for its (question, run), and after it that block takes no further items.
+    """
+    judged = Judgements()
+    closed: set[tuple[str, str]] = set()
+    seen_items: dict[tuple[str, str], dict[int, int]] = {}
+    for lineno, line in iter_lines(path):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        cols = line.split(None, 4)
+        if len(cols) < 4:
+            raise InputFormatError(path, lineno, "expected '<qid> <tag> <item#> <docid> <string>' or '<qid> <tag> <item#> <nugget#>'")
+        qid, tag, item_text = cols[0], cols[1], cols[2]
+        try:
+            item = int(item_text)
+        except ValueError:
+            raise InputFormatError(path, lineno, f"item number must be an integer, got {item_text!r}") from None
+        block = (tag, qid)
+        items = seen_items.setdefault(block, {})
+        if len(cols) == 4 and cols[3].isdigit():
+            if item not in items:
+                raise InputFormatError(path, lineno, f"nugget line names item {item}, which question {qid} of run {tag} does not list")
+            nuggets = judged.assigned.setdefault(block, {}).setdefault(item, [])
+            if cols[3] in nuggets:
+                raise InputFormatError(path, lineno, f"nugget {cols[3]} assigned twice to item {item}")
+            nuggets.append(cols[3])
+            closed.add(block)
+            continue
+        if block in closed:
+            raise InputFormatError(path, lineno, f"response item after the nugget lines of question {qid}, run {tag}")
+        if item in items:
+            raise InputFormatError(path, lineno, f"item {item} of question {qid}, run {tag} repeats line {items[item]}")
+        items[item] = lineno
+        text = cols[4].strip() if len(cols) == 5 else ""
+        judged.runs.setdefault(tag, Run(tag)).add(qid, cols[3], text, item=item)
+    return judged
+
+
+def write_judgements(judged: Judgements, path, comments: dict | None = None) -> None:
+    """Write the two-part layout. ``comments[(tag, qid, item, nugget)]`` adds a ``#`` line before a
+    nugget line (assessment files say there why the nugget was guessed)."""
+    comments = comments or {}
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        for tag, run in judged.runs.items():
+            for qid, items in run.responses.items():
+                for r in items:
+                    out.write(f"{qid} {tag} {r.item} {r.docid} {r.text}".rstrip() + "\n")
+                for item, nuggets in judged.assigned.get((tag, qid), {}).items():
+                    for nid in nuggets:
+                        note = comments.get((tag, qid, item, nid))
+                        if note:
+                            out.write(f"# {note}\n")
+                        out.write(f"{qid} {tag} {item} {nid}\n")
+
+
+# ---------------------------------------------------------------- TREC 2024 RAG JSONL
+
+
+@dataclass(frozen=True)
+class RagNugget:
+    text: str
+    importance: str  # as written; anything but vital/okay is a malformed label
+    assignment: str  # support / partial_support / not_support, or a malformed label
+
+
+@dataclass(frozen=True)
+class RagTopic:
+    qid: str
+    answer_text: str
+    nuggets: tuple[RagNugget, ...]
+    run_id: str | None = None
+
+
+def read_rag_assignments(path) -> list[RagTopic]:
+    """Read nugget-assignment JSONL (nuggetizer output). Malformed *labels* are kept as written
+    (they are data, see :mod:`qascore.nuggets.rag`); malformed *structure* is an error."""
+    topics: list[RagTopic] = []
+    seen: dict[str, int] = {}
+    for lineno, record in iter_jsonl(path):
+        qid = require_field(record, "qid", (str, int), path, lineno)
+        qid = str(qid)
+        if qid in seen:
+            raise InputFormatError(path, lineno, f"topic {qid} repeats line {seen[qid]}")
+        seen[qid] = lineno
+        nuggets = []
+        for i, n in enumerate(require_field(record, "nuggets", list, path, lineno)):
+            if not isinstance(n, dict):
+                raise InputFormatError(path, lineno, f"nuggets[{i}] must be an object")
+            try:
+                nuggets.append(RagNugget(*(require_field(n, k, str, path, lineno) for k in ("text", "importance", "assignment"))))
+            except InputFormatError as exc:
+                raise InputFormatError(path, lineno, f"nuggets[{i}]: {exc.reason}") from None
+        answer = record.get("answer_text", "")
+        if not isinstance(answer, str):
+            raise InputFormatError(path, lineno, "field 'answer_text' must be str")
+        run_id = record.get("run_id")
+        topics.append(RagTopic(qid, answer, tuple(nuggets), None if run_id is None else str(run_id)))
+    return topics
+
+
+def write_rag_assignments(topics, path) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        for t in topics:
+            record = {"qid": t.qid, "answer_text": t.answer_text,
+                      "nuggets": [{"text": n.text, "importance": n.importance, "assignment": n.assignment} for n in t.nuggets]}
+            if t.run_id is not None:
+                record["run_id"] = t.run_id
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -1,0 +1,86 @@
+"""TREC 2024 RAG nugget scores from nugget assignments (the nuggetizer / pyterrier-nuggetizer scores).
+
+Per topic, each nugget's support is 1 (support), 0.5 (partial_support; 0 in the strict scores) or
+0 (not_support and any other assignment label). Then
+
+* all = mean support over every nugget of the topic, whatever its importance label;
+* vital = mean support over the vital nuggets (0 when there are none);
+* weighted = (sum_vital s + 0.5 sum_okay s) / (|vital| + 0.5 |okay|).
+
+Nuggets whose importance is neither ``vital`` nor ``okay`` (LLM output such as ``failed``) are left
+out of vital and weighted but kept in the ``all`` denominator: this is what reproduces the shared
+metric files exactly. The ``all`` line is the exact (correctly rounded) mean of each score over
+topics, as ``statistics.mean`` gives.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass
+
+from ..signature import make_signature
+from .formats import RagTopic
+
+SCORE_KEYS = ("strict_vital_score", "vital_score", "strict_weighted_score", "weighted_score", "strict_all_score", "all_score")
+OKAY_WEIGHT = 0.5
+PARTIAL_SUPPORT = 0.5
+
+
+def support_value(assignment: str, strict: bool) -> float:
+    if assignment == "support":
+        return 1.0
+    if assignment == "partial_support" and not strict:
+        return PARTIAL_SUPPORT
+    return 0.0
+
+
+def _scores(topic: RagTopic, strict: bool) -> tuple[float, float, float]:
+    vital, okay, every = [], [], []
+    for n in topic.nuggets:
+        s = support_value(n.assignment, strict)
+        every.append(s)
+        if n.importance == "vital":
+            vital.append(s)
+        elif n.importance == "okay":
+            okay.append(s)
+    vital_score = sum(vital) / len(vital) if vital else 0.0
+    denom = len(vital) + OKAY_WEIGHT * len(okay)
+    weighted = (sum(vital) + OKAY_WEIGHT * sum(okay)) / denom if denom else 0.0
+    all_score = sum(every) / len(every) if every else 0.0
+    return vital_score, weighted, all_score
+
+
+def topic_scores(topic: RagTopic) -> dict[str, float]:
+    sv, sw, sa = _scores(topic, True)
+    v, w, a = _scores(topic, False)
+    return {"strict_vital_score": sv, "vital_score": v, "strict_weighted_score": sw,
+            "weighted_score": w, "strict_all_score": sa, "all_score": a}
+
+
+@dataclass
+class RagScores:
+    per_topic: list[dict]  # {"qid": ..., <SCORE_KEYS>...} in input order
+    mean: dict  # {"qid": "all", ...}
+    malformed_labels: dict  # {"importance": {label: count}, "assignment": {label: count}}
+    signature: str
+
+    def lines(self) -> list[str]:
+        return [json.dumps(row) for row in self.per_topic + [self.mean]]
+
+
+def rag_scores(topics: list[RagTopic]) -> RagScores:
+    """Per-topic scores and their mean (the ``qid: all`` line)."""
+    rows = [{"qid": t.qid, **topic_scores(t)} for t in topics]
+    mean = {"qid": "all"}
+    for key in SCORE_KEYS:
+        mean[key] = statistics.mean(r[key] for r in rows) if rows else 0.0
+    bad_importance: dict[str, int] = {}
+    bad_assignment: dict[str, int] = {}
+    for t in topics:
+        for n in t.nuggets:
+            if n.importance not in ("vital", "okay"):
+                bad_importance[n.importance] = bad_importance.get(n.importance, 0) + 1
+            if n.assignment not in ("support", "partial_support", "not_support"):
+                bad_assignment[n.assignment] = bad_assignment.get(n.assignment, 0) + 1
+    signature = make_signature("rag-nuggets", partial=PARTIAL_SUPPORT, okay_weight=OKAY_WEIGHT, malformed="all-only")
+    return RagScores(rows, mean, {"importance": bad_importance, "assignment": bad_assignment}, signature)
