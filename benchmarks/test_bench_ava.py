@@ -19,7 +19,7 @@ from qascore.ava.linear import _kernel, compute_features, default_linear_model, 
 from qascore.text import Vocabulary, get_tokenizer
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "ava" / "evouna" / "NQ.json"
-N_TRANSFORMER = 256
+N_TRANSFORMER = 128
 RESULTS = {}
 
 
