@@ -156,7 +156,7 @@ def baseline_predictions(name: str, candidates, gold_alternatives) -> np.ndarray
         if name == "exact_match":
             out[i] = any(c == g for g in gs)
         elif name == "containment":
-            out[i] = any(g and f" {g} " in f" {c} " for g in gs)
+            out[i] = any(g and g in c for g in gs)  # substring, as the EVOUNA baseline in the notes
         elif name == "token_f1":
             out[i] = max((_token_f1(c.split(), g.split()) for g in gs), default=0.0) >= 0.5
         else:

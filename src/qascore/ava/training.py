@@ -19,6 +19,7 @@ from ..runtime.batching import length_buckets, pad_rows
 from ..runtime.tokenize import TextTokenizer
 from .data import Triples
 from .inputs import PAIR_MAX_LENGTH, build_pairs, slots_of
+from .transformer import expand_rows, mean_by_owner, sigmoid
 
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 
@@ -41,11 +42,7 @@ class TrainConfig:
 
 def expand_references(triples: Triples) -> tuple[list, list, list, np.ndarray]:
     """One row per (triple, reference); returns q, r, t and the triple index of each row."""
-    q, r, t, owner = [], [], [], []
-    for i, refs in enumerate(triples.references):
-        for ref in refs:
-            q.append(triples.questions[i]); r.append(ref); t.append(triples.candidates[i]); owner.append(i)
-    return q, r, t, np.asarray(owner, dtype=np.int64)
+    return expand_rows(triples.questions, triples.references, triples.candidates)
 
 
 def encode_slots(tokenizer: TextTokenizer, arch: str, q, r, t, truncation: str) -> list:
@@ -160,8 +157,7 @@ def predict_probabilities(model, tokenizer, arch, triples: Triples, device, *, a
     q, r, t, owner = expand_references(triples)
     slots = encode_slots(tokenizer, arch, q, r, t, truncation="allow")
     logits = predict_logits_torch(model, slots, tokenizer.pad_id, device, autocast=autocast)
-    probs = 1.0 / (1.0 + np.exp(-logits.astype(np.float64)))
-    return np.bincount(owner, weights=probs, minlength=len(triples)) / np.bincount(owner, minlength=len(triples))
+    return mean_by_owner(sigmoid(logits), owner, len(triples))
 
 
 def average_weights(models: list):
