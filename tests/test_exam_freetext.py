@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qascore.exam.analysis import STOPWORDS
+from qascore.text.stopwords import STOPWORDS
 from qascore.exam.freetext import indel_ratio, normalize_answer, verify_free_text
 
 fuzz = pytest.importorskip("rapidfuzz.fuzz")

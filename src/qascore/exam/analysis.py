@@ -12,22 +12,13 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..text import PackedTokens, Vocabulary
+from ..text.stopwords import STOPWORDS
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 _WORD = re.compile(r"\w+")
 _WORD_OR_BREAK = re.compile(r"\w+|\x00")  # NUL separates texts packed in one pass
 _BREAK, _DROPPED = -2, -1
 
-# A compact English stopword list (function words only), so answers' content words always count.
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being below
-between both but by can could did do does doing down during each few for from further had has have
-having he her here hers herself him himself his how i if in into is it its itself just me more most
-my myself no nor not of off on once only or other our ours ourselves out over own same she should so
-some such than that the their theirs them themselves then there these they this those through to too
-under until up very was we were what when where which while who whom why will with would you your
-yours yourself yourselves
-""".split())
 
 
 def split_sentences(text: str) -> list[str]:

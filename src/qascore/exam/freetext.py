@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 
 from ..text import porter_stem
-from .analysis import STOPWORDS
+from ..text.stopwords import STOPWORDS
 
 _WORD = re.compile(r"\w+")
 FUZZY_THRESHOLD = 80.0

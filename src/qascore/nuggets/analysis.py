@@ -16,20 +16,9 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..text import RougeTokenizer, Vocabulary, porter_stem
+from ..text import RougeTokenizer, Vocabulary
+from ..text.stopwords import STEMMED_STOPWORDS, STOPWORDS
 
-# The SMART-derived short list Pourpre-style matchers drop (function words only).
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further had
-    has have having he her here hers herself him himself his how i if in into is it its itself just
-    me more most my myself no nor not now of off on once only or other our ours ourselves out over
-    own same she should so some such than that the their theirs them themselves then there these
-    they this those through to too under until up very was we were what when where which while who
-    whom why will with would you your yours yourself yourselves""".split()
-)
-# With stemming a stopword arrives stemmed ("because" -> "becaus"): drop those forms too.
-STEMMED_STOPWORDS = STOPWORDS | {porter_stem(w) for w in STOPWORDS if len(w) > 3}
 
 _TOKENIZERS = {False: RougeTokenizer(use_stemmer=False), True: RougeTokenizer(use_stemmer=True)}
 

@@ -1,0 +1,20 @@
+"""The English stopword list every lexical matcher shares (EXAM's solvers, Nuggeteer, Pourpre).
+
+SMART-derived function words only, so the content words of answers always count.
+"""
+from __future__ import annotations
+
+from .porter import porter_stem
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just
+    me more most my myself no nor not now of off on once only or other our ours ourselves out over
+    own same she should so some such than that the their theirs them themselves then there these
+    they this those through to too under until up very was we were what when where which while who
+    whom why will with would you your yours yourself yourselves""".split()
+)
+
+# After stemming a stopword arrives stemmed ("because" -> "becaus"): matchers that stem drop these.
+STEMMED_STOPWORDS = STOPWORDS | {porter_stem(w) for w in STOPWORDS if len(w) > 3}
