@@ -7,11 +7,11 @@ from importlib import resources
 
 # Each module defines ``run_demo(data_dir, out)``: it scores its bundled demo data and prints a report.
 _DEMO_PARTS = [
-    "qascore.lexical.demo_mrc",
-    "qascore.exam.demo",
     "qascore.lexical.cli_rouge",
-    "qascore.ava.demo",
+    "qascore.lexical.demo_mrc",
     "qascore.nuggets.demo",
+    "qascore.exam.demo",
+    "qascore.ava.demo",
 ]
 
 
