@@ -182,3 +182,17 @@ def test_compare_bonferroni_and_bad_input():
         stats.compare(a, test="wilcoxon")
     with pytest.raises(ValueError, match="one score per system"):
         stats.compare(stats.Leaderboard.from_means({"a": 1, "b": 2}))
+
+
+def test_from_means_with_published_standard_errors_ties_within_them():
+    from qascore.stats import Leaderboard
+    board = Leaderboard.from_means({"a": 0.50, "b": 0.45, "c": 0.20}, name="official",
+                                   standard_errors={"a": 0.06, "b": 0.01, "c": 0.01})
+    assert list(board.standard_errors) == [0.06, 0.01, 0.01]
+    assert list(board.means) == [0.50, 0.45, 0.20]
+    sub = board.subset(["c", "a"])
+    assert list(sub.standard_errors) == [0.01, 0.06]
+    with pytest.raises(ValueError, match=r"no standard error for systems \['c'\]"):
+        Leaderboard.from_means({"a": 0.5, "b": 0.4, "c": 0.1}, standard_errors={"a": 0.1, "b": 0.1})
+    with pytest.raises(ValueError, match="must be >= 0"):
+        Leaderboard.from_means({"a": 0.5, "b": 0.4}, standard_errors={"a": -0.1, "b": 0.1})

@@ -5,9 +5,8 @@ within standard error of each other tied and the ties broken at random over repe
 does). This module only shapes EXAM's data into :class:`qascore.stats.Leaderboard`.
 
 Official leaderboard file: one system per line, ``system<whitespace>score[<whitespace>stderr]``;
-blank lines and ``#`` lines are skipped; higher is better. A standard error is carried as two pseudo
-per-query scores ``score - se`` and ``score + se``, whose mean and standard error are exactly
-``score`` and ``se`` (up to float rounding), so the stats module's standard-error ties apply.
+blank lines and ``#`` lines are skipped; higher is better. A published standard error is given to
+``Leaderboard.from_means``, so the stats module's standard-error ties apply to it.
 """
 from __future__ import annotations
 
@@ -20,9 +19,7 @@ from ..stats import Leaderboard, leaderboard_correlation
 
 def leaderboard_from_means(means: dict, stderr: dict | None = None, name: str = "") -> Leaderboard:
     """A stats Leaderboard from final scores and optional standard errors."""
-    if stderr is None:
-        return Leaderboard.from_means(means, name=name)
-    return Leaderboard({s: [m - stderr[s], m + stderr[s]] for s, m in means.items()}, name=name)
+    return Leaderboard.from_means(means, name=name, standard_errors=stderr)
 
 
 def exam_leaderboard(result, measure: str = "exam", name: str = "EXAM") -> Leaderboard:

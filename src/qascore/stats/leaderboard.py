@@ -70,12 +70,24 @@ class Leaderboard:
                 raise ValueError(f"leaderboard {name!r}: {len(queries)} query ids for {matrix.shape[1]} score columns")
         self.queries = queries
         self.scores = np.ascontiguousarray(matrix)
+        self._given_standard_errors = None  # set by from_means when published errors are known
         self.higher_is_better = bool(higher_is_better)
 
     @classmethod
-    def from_means(cls, means: Mapping, name="", higher_is_better=True) -> "Leaderboard":
-        """A leaderboard known only by each system's final score (no standard errors)."""
-        return cls({s: [v] for s, v in means.items()}, name=name, higher_is_better=higher_is_better)
+    def from_means(cls, means: Mapping, name="", higher_is_better=True, standard_errors: Mapping | None = None
+                   ) -> "Leaderboard":
+        """A leaderboard known only by each system's final score, with published standard errors
+        (e.g. an official leaderboard's +- column) or none (0)."""
+        board = cls({s: [v] for s, v in means.items()}, name=name, higher_is_better=higher_is_better)
+        if standard_errors is not None:
+            missing = [s for s in board.systems if s not in standard_errors]
+            if missing:
+                raise ValueError(f"leaderboard {name!r}: no standard error for systems {missing}")
+            errors = as_float_array([standard_errors[s] for s in board.systems], "standard_errors", 1)
+            if np.any(errors < 0):
+                raise ValueError(f"leaderboard {name!r}: standard errors must be >= 0")
+            board._given_standard_errors = errors
+        return board
 
     @property
     def means(self) -> np.ndarray:
@@ -83,6 +95,8 @@ class Leaderboard:
 
     @property
     def standard_errors(self) -> np.ndarray:
+        if self._given_standard_errors is not None:
+            return self._given_standard_errors
         q = self.scores.shape[1]
         if q < 2:
             return np.zeros(len(self.systems))
@@ -126,8 +140,11 @@ class Leaderboard:
     def subset(self, systems) -> "Leaderboard":
         index = {s: i for i, s in enumerate(self.systems)}
         rows = [index[s] for s in systems]
-        return Leaderboard(self.scores[rows], systems=list(systems), queries=self.queries, name=self.name,
-                           higher_is_better=self.higher_is_better)
+        board = Leaderboard(self.scores[rows], systems=list(systems), queries=self.queries, name=self.name,
+                            higher_is_better=self.higher_is_better)
+        if self._given_standard_errors is not None:
+            board._given_standard_errors = self._given_standard_errors[rows]
+        return board
 
     def __repr__(self) -> str:
         return f"Leaderboard({self.name!r}, systems={len(self.systems)}, queries={self.scores.shape[1]})"
