@@ -109,6 +109,23 @@ def encode_texts(
     return PackedTokens(raw, offsets)
 
 
+def lean_encoder(vocab: Vocabulary, mode: int) -> Callable[[list[str]], tuple[np.ndarray, np.ndarray]] | None:
+    """``texts -> (ids, offsets)`` on the calling thread, for repeated small calls (one pair at a
+    time): what :func:`encode_texts` gives without a rewrite, minus its per-call Python work. The
+    caller checks the texts are str. None when ``vocab``'s ids do not come from the raw table."""
+    encoding = _TOKEN_ENCODING[mode]
+    state = vocab.encoder_state(("raw-tokens", encoding), lambda: _EncoderState(encoding))
+    if not vocab.defer_to(state):
+        return None
+    interner, lock = state.interner, vocab.lock
+
+    def encode(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        with lock:
+            return encode_raw(texts, interner, 1, mode)
+
+    return encode
+
+
 @lru_cache(maxsize=None)
 def class_table(char_class: Callable[[str], int], word: int, single: int, mark: int, separator: int) -> np.ndarray:
     """The kernel's uint8 class of every code point, from a Python rule ``char_class(char)``
