@@ -88,6 +88,8 @@ cpdef enum CharClass:
 cdef enum:
     CHUNKS_PER_THREAD = 2  # each chunk's own table is merged serially: few chunks, little merging
     SLACK = 8  # every buffer that words are loaded from keeps this many readable bytes past its end
+    EXPECTED_CODE_POINTS_PER_TYPE = 64
+    MAX_RESERVED_TYPES = 1 << 16  # a wrong guess costs at most a 2 MB table
     DOTTED_CAPITAL_I = 0x130  # lowercases to 'i' + U+0307 (a separator)
     KELVIN_SIGN = 0x212A  # lowercases to 'k'
 
@@ -239,6 +241,17 @@ cdef bint table_grow_slots(Table *t) noexcept nogil:
     free(t.slots)
     t.slots, t.mask = slots, mask
     return True
+
+
+cdef bint table_reserve(Table *t, int64_t n_types, int64_t n_bytes) noexcept nogil:
+    """Room for n_types tokens of n_bytes in all without growing (a fresh table's rehashes)."""
+    while 5 * n_types > 4 * <int64_t>(t.mask + 1):
+        if not table_grow_slots(t):
+            return False
+    while t.capacity < n_types:
+        if not table_grow_entries(t):
+            return False
+    return n_bytes <= t.arena_capacity or table_grow_arena(t, n_bytes)
 
 
 cdef int32_t table_add(Table *t, const uint8_t *s, int64_t n, uint64_t h) noexcept nogil:
@@ -575,6 +588,12 @@ def encode_raw(list texts, RawInterner interner, int n_jobs, int mode=MODE_ROUGE
             datas[t] = qascore_unicode_data(text)
             lengths[t] = qascore_unicode_length(text)
             total += lengths[t]
+        # A fresh table is sized once for the types such text usually holds (about one per 64
+        # code points; a guess, it still grows past it), rather than rehashed as it fills.
+        if interner.table.count == 0 and n_chunks == 1 and not table_reserve(
+                &interner.table, min(total // EXPECTED_CODE_POINTS_PER_TYPE, MAX_RESERVED_TYPES),
+                min(total // EXPECTED_CODE_POINTS_PER_TYPE, MAX_RESERVED_TYPES) * 8):
+            raise MemoryError("encode_raw")
         # Consecutive texts, about the same number of code points per chunk.
         per_chunk = total // n_chunks + 1
         t = 0
