@@ -11,6 +11,10 @@ from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, int64_t
 
+cimport numpy as cnp
+
+cnp.import_array()
+
 include "_lcs_core.pxi"
 include "_ngram_core.pxi"
 
@@ -105,28 +109,37 @@ def pair_counts(list target not None, list prediction not None, int max_order, b
         free(buf)
 
 
-cdef int32_t* renumbered_copy(const int32_t[::1] ids, Py_ssize_t* distinct) except NULL:
-    """A malloc'ed copy of ``ids`` renumbered densely (the caller frees it)."""
-    cdef Py_ssize_t n = ids.shape[0]
+cdef int32_t* renumbered_copy(const int32_t* ids, Py_ssize_t n, Py_ssize_t* distinct) except NULL:
+    """A malloc'ed copy of the n ``ids`` renumbered densely (the caller frees it)."""
     cdef int32_t* buf = <int32_t*>malloc((n + 1) * sizeof(int32_t))
     if buf == NULL:
         raise MemoryError()
-    distinct[0] = renumber_dense(&ids[0] if n else NULL, n, buf)
+    distinct[0] = renumber_dense(ids if n else NULL, n, buf)
     if distinct[0] < 0:
         free(buf)
         raise MemoryError()
     return buf
 
 
-def pair_counts_ids(const int32_t[::1] ids not None, const int64_t[::1] offsets not None,
-                    int max_order, bint want_lcs):
-    """Packed ids, target = row 0 and prediction = row 1: same result as :func:`pair_counts`."""
-    if offsets.shape[0] != 3 or offsets[0] != 0 or offsets[2] != ids.shape[0] or not 0 <= offsets[1] <= offsets[2]:
+def pair_counts_ids(cnp.ndarray ids not None, cnp.ndarray offsets not None, int max_order, bint want_lcs):
+    """Packed ids (contiguous int32), target = row 0 and prediction = row 1, offsets (contiguous
+    int64): ``(matches, lcs, target length, prediction length)``, the first two as :func:`pair_counts`.
+
+    Plain arrays rather than typed memoryviews: taking a buffer costs more than a short pair's work.
+    """
+    if (cnp.PyArray_TYPE(ids) != cnp.NPY_INT32 or cnp.PyArray_TYPE(offsets) != cnp.NPY_INT64
+            or not cnp.PyArray_IS_C_CONTIGUOUS(ids) or not cnp.PyArray_IS_C_CONTIGUOUS(offsets)
+            or cnp.PyArray_NDIM(ids) != 1 or cnp.PyArray_NDIM(offsets) != 1):
+        raise TypeError("pair_counts_ids takes contiguous 1-d int32 ids and int64 offsets")
+    cdef const int64_t* bounds = <const int64_t*>cnp.PyArray_DATA(offsets)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(ids)
+    if cnp.PyArray_SIZE(offsets) != 3 or bounds[0] != 0 or bounds[2] != n or not 0 <= bounds[1] <= bounds[2]:
         raise ValueError("expected exactly two packed rows: target, prediction")
-    cdef Py_ssize_t distinct
-    cdef int32_t* buf = renumbered_copy(ids, &distinct)
+    cdef Py_ssize_t distinct, lt = bounds[1], lp = n - bounds[1]
+    cdef int32_t* buf = renumbered_copy(<const int32_t*>cnp.PyArray_DATA(ids), n, &distinct)
     try:
-        return counts_of_dense(buf, offsets[1], ids.shape[0] - offsets[1], distinct, max_order, want_lcs)
+        matches, lcs = counts_of_dense(buf, lt, lp, distinct, max_order, want_lcs)
+        return matches, lcs, lt, lp
     finally:
         free(buf)
 
@@ -179,7 +192,7 @@ def pair_union_hits_ids(const int32_t[::1] ids not None, const int64_t[::1] offs
     for s in range(n_sentences):
         if offsets[s + 1] < offsets[s]:
             raise ValueError("offsets must be non-decreasing")
-    cdef int32_t* buf = renumbered_copy(ids, &distinct)
+    cdef int32_t* buf = renumbered_copy(&ids[0] if ids.shape[0] else NULL, ids.shape[0], &distinct)
     try:
         return union_hits_of_dense(buf, <int64_t*>&offsets[0], n_target, n_sentences, distinct)
     finally:

@@ -16,7 +16,10 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
     return n_jobs
 
 
-def threads_for(n_tasks: int, n_jobs: int, min_tasks_per_thread: int = 256) -> int:
-    """Threads worth starting for ``n_tasks`` small tasks: waking a thread costs more than a few
-    hundred short kernel tasks, and far more on a loaded machine, so small batches stay serial."""
-    return max(1, min(n_jobs, n_tasks // min_tasks_per_thread))
+def threads_for(n_tasks: int, n_jobs: int | None, min_tasks_per_thread: int = 256) -> int:
+    """Threads worth starting for ``n_tasks`` small tasks under the caller's ``n_jobs`` (None: all
+    cores): waking a thread costs more than a few hundred short kernel tasks, and far more on a
+    loaded machine, so small batches stay serial. The one place that decides thread counts."""
+    if n_jobs == 1 or (n_jobs is None and n_tasks < 2 * min_tasks_per_thread):
+        return 1  # the common small call skips the affinity query
+    return max(1, min(resolve_n_jobs(n_jobs), n_tasks // min_tasks_per_thread))

@@ -25,21 +25,19 @@ Score = collections.namedtuple("Score", ["precision", "recall", "fmeasure"])
 _ZERO = Score(precision=0, recall=0, fmeasure=0)
 
 # The scorer's vocabulary (and the token caches the compiled encoder keeps in it) is dropped and
-# rebuilt past this many token types, so a long-lived scorer stays bounded in memory.
+# rebuilt past this many token types, so a long-lived scorer stays bounded in memory; checked
+# every VOCABULARY_CHECK_PERIOD one-pair encodings (a check costs a noticeable part of a short pair).
 MAX_VOCABULARY = 1 << 20
-
-
-def _fmeasure(precision: float, recall: float) -> float:
-    """rouge-score's ``scoring.fmeasure``, the same Python float operations."""
-    if precision + recall > 0:
-        return 2 * precision * recall / (precision + recall)
-    return 0.0
+VOCABULARY_CHECK_PERIOD = 256
 
 
 def _score_of(hits: int, n_prediction: int, n_target: int) -> Score:
     precision = hits / n_prediction
     recall = hits / n_target
-    return Score(precision=precision, recall=recall, fmeasure=_fmeasure(precision, recall))
+    # rouge-score's scoring.fmeasure, the same Python float operations
+    if precision + recall > 0:
+        return Score(precision, recall, 2 * precision * recall / (precision + recall))
+    return Score(precision, recall, 0.0)
 
 
 class RougeScorer:
@@ -57,6 +55,8 @@ class RougeScorer:
         # tokenizers with only tokenize() go through token lists
         self._encode = getattr(self._tokenizer, "encode_batch", None)
         self._vocab = Vocabulary()
+        self._pair_encoder = None  # texts -> (ids, offsets) in self._vocab, see _encode_pair
+        self._encodings_until_check = 0
         self._use_stemmer = bool(use_stemmer) and not tokenizer
         self._split_summaries = split_summaries
         self._orders = {name: int(name[5:]) for name in types if _NGRAM_TYPE.fullmatch(name)}
@@ -74,10 +74,8 @@ class RougeScorer:
         result = {}
         if self._whole_text:
             if self._encode is not None:
-                packed = self._encode([target, prediction], self._vocabulary(), n_jobs=1)
-                matches, lcs = pair_counts_ids(packed.ids, packed.offsets, self._max_order, self._want_lcs)
-                _, lt, end = packed.offsets.tolist()
-                lp = end - lt
+                ids, offsets = self._encode_pair([target, prediction])
+                matches, lcs, lt, lp = pair_counts_ids(ids, offsets, self._max_order, self._want_lcs)
             else:
                 target_tokens = self._tokenizer.tokenize(target)
                 prediction_tokens = self._tokenizer.tokenize(prediction)
@@ -96,19 +94,38 @@ class RougeScorer:
     def _vocabulary(self) -> Vocabulary:
         if len(self._vocab) > MAX_VOCABULARY:
             self._vocab = Vocabulary()
+            self._pair_encoder = None
         return self._vocab
+
+    def _encode_pair(self, texts: list[str]):
+        """(ids, offsets) of a few texts in the scorer's vocabulary: the tokeniser's lean route
+        when it has one (per-call overhead is most of a short pair's time), else encode_batch."""
+        self._encodings_until_check -= 1
+        if self._encodings_until_check <= 0 or self._pair_encoder is None:
+            self._encodings_until_check = VOCABULARY_CHECK_PERIOD
+            vocab = self._vocabulary()
+            if self._pair_encoder is None:
+                lean = getattr(self._tokenizer, "lean_encoder", None)
+                self._pair_encoder = (lean and lean(vocab)) or self._batch_encoder(vocab)
+        return self._pair_encoder(texts)
+
+    def _batch_encoder(self, vocab: Vocabulary):
+        def encode(texts):
+            packed = self._encode(texts, vocab, n_jobs=1)
+            return packed.ids, packed.offsets
+
+        return encode
 
     def _score_lsum(self, target: str, prediction: str) -> Score:
         target_sents = split_sentences(target, self._split_summaries)
         prediction_sents = split_sentences(prediction, self._split_summaries)
         if self._encode is not None:
-            packed = self._encode(target_sents + prediction_sents, self._vocabulary(), n_jobs=1)
-            offsets = packed.offsets
+            ids, offsets = self._encode_pair(target_sents + prediction_sents)
             m = int(offsets[len(target_sents)])
             n = int(offsets[-1]) - m
             if not m or not n:
                 return _ZERO
-            return _score_of(pair_union_hits_ids(packed.ids, offsets, len(target_sents)), n, m)
+            return _score_of(pair_union_hits_ids(ids, offsets, len(target_sents)), n, m)
         tokenize = self._tokenizer.tokenize
         target_tokens = [tokenize(s) for s in target_sents]
         prediction_tokens = [tokenize(s) for s in prediction_sents]

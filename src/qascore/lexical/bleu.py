@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from itertools import chain
+
 import numpy as np
 
 from .._parallel import resolve_n_jobs, threads_for
@@ -77,16 +79,19 @@ def _first_non_string(items) -> int | None:
     return next((k for k, x in enumerate(items) if not isinstance(x, str)), None)
 
 
-def segment_lines(hypotheses, references) -> Segments:
-    """Validate (hypotheses, per-hypothesis reference lists) once at the boundary and lay them out
-    as :class:`Segments`. Every hypothesis needs at least one reference."""
-    if isinstance(hypotheses, str):
-        raise TypeError("hypotheses must be a sequence of strings, not a single string")
-    hypotheses = list(hypotheses)
-    if isinstance(references, str):
-        raise TypeError("references must be a sequence of reference lists, not a single string")
-    references = list(references)
-    check_same_length(hypotheses, references, "hypotheses", "references")
+def _interleave(hypotheses: list, references: list) -> tuple[list, np.ndarray]:
+    """Each hypothesis followed by its references (lists or tuples), without a loop per line."""
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    if len(counts) and not counts.all():
+        i = int(np.argmin(counts))
+        raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
+    hyp_rows = np.arange(len(hypotheses), dtype=np.int64)
+    hyp_rows[1:] += np.cumsum(counts[:-1])
+    return list(chain.from_iterable([(hyp, *refs) for hyp, refs in zip(hypotheses, references)])), hyp_rows
+
+
+def _interleave_checked(hypotheses: list, references: list) -> tuple[list, list]:
+    """:func:`_interleave` for any iterables of references, naming a bad entry."""
     lines, hyp_rows = [], []
     for i, (hyp, refs) in enumerate(zip(hypotheses, references)):
         if isinstance(refs, str):
@@ -97,6 +102,23 @@ def segment_lines(hypotheses, references) -> Segments:
         lines.extend(refs)
         if len(lines) == start + 1:
             raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
+    return lines, hyp_rows
+
+
+def segment_lines(hypotheses, references) -> Segments:
+    """Validate (hypotheses, per-hypothesis reference lists) once at the boundary and lay them out
+    as :class:`Segments`. Every hypothesis needs at least one reference."""
+    if isinstance(hypotheses, str):
+        raise TypeError("hypotheses must be a sequence of strings, not a single string")
+    hypotheses = list(hypotheses)
+    if isinstance(references, str):
+        raise TypeError("references must be a sequence of reference lists, not a single string")
+    references = list(references)
+    check_same_length(hypotheses, references, "hypotheses", "references")
+    if set(map(type, references)) <= {list, tuple}:
+        lines, hyp_rows = _interleave(hypotheses, references)
+    else:
+        lines, hyp_rows = _interleave_checked(hypotheses, references)
     bad = _first_non_string(lines)
     if bad is not None:
         seg = int(np.searchsorted(hyp_rows, bad, "right")) - 1

@@ -113,6 +113,8 @@ def _flatten_references(references, n_predictions: int) -> tuple[list[str], np.n
         raise TypeError("references must be a sequence (one string or list of strings per prediction), not a str")
     references = list(references)
     check_same_length(references, range(n_predictions), "references", "predictions")
+    if set(map(type, references)) <= {str}:  # one reference each, without a Python loop
+        return references, np.arange(n_predictions + 1, dtype=np.int64)
     flat: list[str] = []
     groups = np.zeros(n_predictions + 1, dtype=np.int64)
     for i, ref in enumerate(references):

@@ -6,6 +6,9 @@ token type is then mapped once, in Python, to its vocabulary id (after a rewrite
 stemming) and kept in a raw id -> id array; a batch's ids are that array indexed by its raw ids,
 in place, in C. Encoders that differ only by the rewrite share the raw table. Result: the same
 tokens as ``vocab.pack(tokenizer.tokenize_batch(texts))``, and for a fresh vocabulary the same ids.
+
+Without a rewrite, a fresh vocabulary takes the raw ids as its ids (``Vocabulary.defer_to``):
+no Python string is made per token type unless someone asks the vocabulary for them.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from typing import Callable, Hashable, Optional, Sequence
 import numpy as np
 
 from .._kernels.text_encode import CharClass, Mode, RawInterner, encode_raw, map_raw_ids
-from .._parallel import resolve_n_jobs
+from .._parallel import threads_for
 from .packing import PackedTokens, Vocabulary, check_texts
 
 # Fewer texts than this per thread run on the calling thread: starting threads costs more.
@@ -59,18 +62,17 @@ class _EncoderState:
         self.interner = RawInterner()
         self.maps: dict[Hashable, _RawToIds] = {}
 
+    def __len__(self) -> int:
+        return len(self.interner)
+
+    def tokens_from(self, first: int) -> list[str]:
+        return self.interner.tokens_from(first, self.encoding)
+
     def raw_to_ids(self, rewrite_key: Hashable, rewrite: Rewrite) -> _RawToIds:
         found = self.maps.get(rewrite_key)
         if found is None:
             found = self.maps[rewrite_key] = _RawToIds(rewrite)
         return found
-
-
-def thread_count(n_texts: int, n_jobs: int | None) -> int:
-    """Threads worth starting for ``n_texts`` texts under the caller's ``n_jobs``."""
-    if n_jobs == 1 or (n_jobs is None and n_texts < 2 * MIN_TEXTS_PER_THREAD):
-        return 1  # the common small call skips the affinity query
-    return max(1, min(resolve_n_jobs(n_jobs), n_texts // MIN_TEXTS_PER_THREAD))
 
 
 def encode_texts(
@@ -92,16 +94,36 @@ def encode_texts(
     check_texts(texts)
     if normalise is not None:
         texts = [normalise(text) for text in texts]
-    threads = thread_count(len(texts), n_jobs)
+    threads = threads_for(len(texts), n_jobs, MIN_TEXTS_PER_THREAD)
     encoding = _TOKEN_ENCODING[mode]
     state = vocab.encoder_state(("raw-tokens", encoding), lambda: _EncoderState(encoding))
     with vocab.lock:
+        if rewrite is None and vocab.defer_to(state):  # the raw ids are the ids
+            return PackedTokens(*encode_raw(texts, state.interner, threads, mode, classes))
+        vocab.settle()
         raw_to_ids = state.raw_to_ids((mode, rewrite_key), rewrite)
         raw, offsets = encode_raw(texts, state.interner, threads, mode, classes)
         if raw_to_ids.filled < len(state.interner):
             raw_to_ids.catch_up(state.interner, encoding, vocab)
         map_raw_ids(raw, raw_to_ids.ids)
     return PackedTokens(raw, offsets)
+
+
+def lean_encoder(vocab: Vocabulary, mode: int) -> Callable[[list[str]], tuple[np.ndarray, np.ndarray]] | None:
+    """``texts -> (ids, offsets)`` on the calling thread, for repeated small calls (one pair at a
+    time): what :func:`encode_texts` gives without a rewrite, minus its per-call Python work. The
+    caller checks the texts are str. None when ``vocab``'s ids do not come from the raw table."""
+    encoding = _TOKEN_ENCODING[mode]
+    state = vocab.encoder_state(("raw-tokens", encoding), lambda: _EncoderState(encoding))
+    if not vocab.defer_to(state):
+        return None
+    interner, lock = state.interner, vocab.lock
+
+    def encode(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        with lock:
+            return encode_raw(texts, interner, 1, mode)
+
+    return encode
 
 
 @lru_cache(maxsize=None)

@@ -11,6 +11,8 @@ State = TypeVar("State")
 
 def check_texts(texts: Sequence[str], what: str = "texts") -> None:
     """Raise a TypeError naming the first element that is not a str (None included)."""
+    if set(map(type, texts)) <= {str}:  # the common case, without a Python loop
+        return
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             raise TypeError(f"{what}[{index}] must be str, got {type(text).__name__}")
@@ -47,29 +49,74 @@ class Vocabulary:
 
     One vocabulary may be shared by threads: packing and encoding hold its lock. Compiled encoders
     keep per-vocabulary caches (raw token tables, raw id -> id arrays) in :meth:`encoder_state`.
+
+    A compiled encoder may *define* the ids of a fresh vocabulary (:meth:`defer_to`): its table's
+    ids are then the vocabulary's ids and the token strings are made only when asked for, so
+    scoring a batch never builds a Python string per token type.
     """
 
     def __init__(self) -> None:
         self._ids: dict[str, int] = {}
-        self._tokens: list[str] = []
+        self._strings: list[str] = []  # token strings made so far, by id
         self._encoder_states: dict[Hashable, object] = {}
+        self._deferred = None  # defines the ids past len(self._strings), see defer_to
         self.lock = threading.RLock()
 
+    @property
+    def _tokens(self) -> list[str]:
+        """Every token string in id order (made now for deferred ids)."""
+        self._materialise()
+        return self._strings
+
     def __len__(self) -> int:
-        return len(self._tokens)
+        deferred = self._deferred
+        return len(self._strings) if deferred is None else len(deferred)
 
     def token(self, token_id: int) -> str:
-        return self._tokens[token_id]
+        self._materialise()
+        return self._strings[token_id]
 
     def id_of(self, token: str) -> int | None:
+        self._materialise()
         return self._ids.get(token)
+
+    def defer_to(self, source) -> bool:
+        """Let ``source`` define ids 0, 1, ... of this vocabulary, its strings made lazily.
+
+        ``source`` has ``len()`` and ``tokens_from(first) -> list[str]`` and only grows, giving
+        distinct strings. Possible while both are empty (or ``source`` already defines the ids);
+        True when ``source``'s ids are this vocabulary's ids.
+        """
+        with self.lock:
+            if self._deferred is source:
+                return True
+            if self._deferred is None and not self._strings and len(source) == 0:
+                self._deferred = source
+                return True
+            return False
+
+    def settle(self) -> None:
+        """Make the deferred strings and stop deferring (before ids are added any other way)."""
+        with self.lock:
+            self._materialise()
+            self._deferred = None
+
+    def _materialise(self) -> None:
+        with self.lock:
+            deferred = self._deferred
+            if deferred is not None and len(deferred) > len(self._strings):
+                start = len(self._strings)
+                new = deferred.tokens_from(start)
+                self._strings.extend(new)
+                self._ids.update(zip(new, range(start, start + len(new))))
 
     def intern(self, tokens: Iterable[str]) -> list[int]:
         """Ids of ``tokens``, adding the new ones in order of first appearance."""
-        ids = self._ids
-        known = self._tokens
         out = []
         with self.lock:
+            self.settle()
+            ids = self._ids
+            known = self._strings
             for tok in tokens:
                 tid = ids.get(tok)
                 if tid is None:
@@ -83,6 +130,7 @@ class Vocabulary:
         flat: list[int] = []
         offsets = [0]
         with self.lock:
+            self.settle()
             for toks in token_lists:
                 flat += self.intern(toks)
                 offsets.append(len(flat))
@@ -90,12 +138,13 @@ class Vocabulary:
 
     def __getstate__(self) -> dict:
         # Encoder caches and the lock are rebuilt on demand, so a vocabulary pickles (e.g. to workers).
-        return {"tokens": self._tokens}
+        self._materialise()
+        return {"tokens": self._strings}
 
     def __setstate__(self, state: dict) -> None:
         self.__init__()
-        self._tokens = list(state["tokens"])
-        self._ids = {token: index for index, token in enumerate(self._tokens)}
+        self._strings = list(state["tokens"])
+        self._ids = {token: index for index, token in enumerate(self._strings)}
 
     def encoder_state(self, key: Hashable, create: Callable[[], State]) -> State:
         """The cache an encoder keeps for this vocabulary under ``key``, created on first use."""

@@ -13,7 +13,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Protocol, Sequence
 
-from .encode import MODE_CHAR, MODE_CLASSES, MODE_ROUGE, MODE_WHITESPACE, class_table, encode_texts
+from .encode import MODE_CHAR, MODE_CLASSES, MODE_ROUGE, MODE_WHITESPACE, class_table, encode_texts, lean_encoder
 from .packing import PackedTokens, Vocabulary, check_texts
 from .porter import porter_stem
 
@@ -57,6 +57,11 @@ class _TokenizerBase:
         """Token ids of ``texts`` interned in ``vocab``: ``vocab.pack(self.tokenize_batch(texts))``,
         computed in compiled code where the tokeniser has a kernel mode."""
         return vocab.pack(self.tokenize_batch(texts))
+
+    def lean_encoder(self, vocab: Vocabulary):
+        """``texts -> (ids, offsets)`` like ``encode_batch(texts, vocab, n_jobs=1)`` with the least
+        per-call work, for one pair at a time; None where this tokeniser has no such route."""
+        return None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -124,6 +129,9 @@ class RougeTokenizer(_TokenizerBase):
         if self.use_stemmer:
             return encode_texts(texts, vocab, n_jobs, MODE_ROUGE, "porter>3", _stem_long_token)
         return encode_texts(texts, vocab, n_jobs, MODE_ROUGE)
+
+    def lean_encoder(self, vocab: Vocabulary):
+        return None if self.use_stemmer else lean_encoder(vocab, MODE_ROUGE)
 
     def __repr__(self) -> str:
         return f"RougeTokenizer(use_stemmer={self.use_stemmer})"

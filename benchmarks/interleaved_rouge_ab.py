@@ -1,0 +1,34 @@
+"""Interleaved A/B timing of qascore vs rouge-score-rs (1 thread each) on the cases of
+test_bench_rouge.py: A, B, A, B, ... so both sides see the same load on a shared machine.
+
+Run: PYTHONPATH=src python benchmarks/interleaved_rouge_ab.py (needs ../shared/data).
+Not a pytest module (pytest-benchmark runs groups one after another, so one group can be hit
+by a burst of load that the other escapes).
+"""
+import os; os.environ["RAYON_NUM_THREADS"]="1"
+import json, time, statistics, numpy as np
+from pathlib import Path
+from qascore.lexical.rouge import rouge
+from qascore.compat.rouge_score import RougeScorer
+from rouge_score_rs.rouge_scorer import RougeScorer as Rs
+M=Path(__file__).resolve().parents[2] / "shared" / "data" / "mrc" / "msmarco"
+def A(p): return {r["query_id"]: r["answers"] for r in map(json.loads, p.read_text().splitlines())}
+refs=A(M/"dev_as_references.json"); c=A(M/"dev_first_sentence_as_candidates.json")
+q=[x for x in refs if refs[x] and x in c]; P=[c[x][0] for x in q]; R=[refs[x][0] for x in q]
+rng = np.random.default_rng(0); words = np.array([f"word{i}" for i in range(2000)])
+make = lambda: " ".join(rng.choice(words, 3000)); LP=[make() for _ in range(10)]; LR=[make() for _ in range(10)]
+rs=Rs(["rougeL"]); ours=RougeScorer(["rougeL"]); S=("The quick brown fox jumps over the lazy dog", "The quick brown dog jumps on the log.")
+def ab(name, fa, fb, rounds, inner=1, clock=time.process_time):
+    ta, tb = [], []
+    for _ in range(rounds):
+        for f, out in ((fa, ta), (fb, tb)):
+            s=clock(); [f() for _ in range(inner)]; out.append((clock()-s)/inner)
+    ma, mb = min(ta), min(tb); da, db = statistics.median(ta), statistics.median(tb)
+    print(f"{name}: ours min {ma*1e3:.3f} ms med {da*1e3:.3f} | peer min {mb*1e3:.3f} med {db*1e3:.3f} | ratio min {mb/ma:.2f}x med {db/da:.2f}x")
+print(os.getloadavg())
+ab("msmarco 1t cpu", lambda: rouge(P,R,["rougeL"],n_jobs=1), lambda: rs.score_batch(R,P), 40)
+ab("msmarco 1t wall", lambda: rouge(P,R,["rougeL"],n_jobs=1), lambda: rs.score_batch(R,P), 40, clock=time.perf_counter)
+ab("msmarco 2t vs 1t wall", lambda: rouge(P,R,["rougeL"],n_jobs=2), lambda: rouge(P,R,["rougeL"],n_jobs=1), 40, clock=time.perf_counter)
+ab("long cpu", lambda: rouge(LP,LR,["rougeL"],n_jobs=1), lambda: rs.score_batch(LR,LP), 60)
+ab("short score cpu", lambda: ours.score(*S), lambda: rs.score(*S), 200, inner=200)
+print(os.getloadavg())
