@@ -17,14 +17,21 @@ class InputFormatError(QascoreError, ValueError):
         super().__init__(f"{where}: {message}")
 
 
+def check_texts(texts, what: str = "texts") -> None:
+    """Raise a TypeError naming the first element that is not a str (None included)."""
+    if set(map(type, texts)) <= {str}:  # the common case, without a Python loop
+        return
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"{what}[{index}] must be str, got {type(text).__name__}")
+
+
 def check_text_batch(texts, name: str) -> list:
-    """Validate a batch of strings once at the API boundary; a non-string names its index."""
+    """Validate a batch of strings once at the API boundary and return it as a list."""
     if isinstance(texts, str):
         raise TypeError(f"{name} must be a sequence of strings, not a single string")
     out = list(texts)
-    for i, t in enumerate(out):
-        if not isinstance(t, str):
-            raise TypeError(f"{name}[{i}] must be str, got {type(t).__name__}")
+    check_texts(out, name)
     return out
 
 

@@ -6,16 +6,9 @@ from typing import Callable, Hashable, Iterable, Sequence, TypeVar
 
 import numpy as np
 
+from ..errors import check_texts  # noqa: F401  (re-exported: the text layer's callers validate with it)
+
 State = TypeVar("State")
-
-
-def check_texts(texts: Sequence[str], what: str = "texts") -> None:
-    """Raise a TypeError naming the first element that is not a str (None included)."""
-    if set(map(type, texts)) <= {str}:  # the common case, without a Python loop
-        return
-    for index, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"{what}[{index}] must be str, got {type(text).__name__}")
 
 
 class PackedTokens:
