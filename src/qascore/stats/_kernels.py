@@ -603,64 +603,86 @@ def rows_kendall(X, Y, omit, counts_out, nan_rows):
         _kendall_row(X, Y, np.int64(r), omit, counts_out, nan_rows)
 
 
-@njit(**_JIT)
-def _statistic_row(code, X, Y, r, omit, out, n_out, nan_rows):
-    x, y, has_nan = _row_pair(X[r], Y[r], omit)
-    nan_rows[r] = has_nan
-    n_out[r] = x.shape[0]
-    if (has_nan and not omit) or x.shape[0] < 2:
-        out[r] = np.nan
-    else:
-        out[r] = statistic(code, x, y)
+# ---------------------------------------------------------------- one statistic per sample of a batch
+# statistic_batch is the only kernel that links the statistic() tree: every kernel linking it
+# re-optimises the whole tree on its first compile (tens of seconds), so rows, bootstrap
+# replicates, the jackknife and single values from Python all go through this one kernel.
 
-
-@njit(parallel=True, **_JIT)
-def rows_statistic(code, X, Y, omit, out, n_out, nan_rows):
-    """A Pearson-type statistic of each row pair with the NaN handling of rows_kendall."""
-    for r in prange(X.shape[0]):
-        _statistic_row(code, X, Y, np.int64(r), omit, out, n_out, nan_rows)
-
-
-# ---------------------------------------------------------------- resampling
-# One kernel links the full statistic() tree (bootstrap_paired: drawn, given or leave-one-out
-# samples), besides rows_statistic; every caller that links it pays its compile time again,
-# so paired tests call it twice with one seed and leaderboards go through rows_statistic.
-
-DRAWN = 0  # draw_indices(seed, b, n)
-GIVEN = 1  # rows of given_idx (e.g. drawn by numpy as scipy does)
-LEAVE_ONE_OUT = 2  # replicate b leaves item b out (the jackknife)
+ROWS = 0  # sample r is row r of (X, Y), NaN pairs omitted or flagged (see _row_pair)
+DRAWN = 1  # sample r is (X[0], Y[0]) at draw_indices(seed, r, n)
+GIVEN = 2  # sample r is (X[0], Y[0]) at given_idx[r] (e.g. drawn by numpy as scipy does)
+LEAVE_ONE_OUT = 3  # sample r is (X[0], Y[0]) without item r (the jackknife)
 
 
 @njit(**_JIT)
-def _replicate_indices(source, seed, b, n, given_idx):
+def _replicate_indices(source, seed, r, n, given_idx):
     if source == GIVEN:
-        return given_idx[b].copy()
+        return given_idx[r].copy()
     if source == LEAVE_ONE_OUT:
         idx = np.empty(n - 1, np.int64)
-        idx[:b] = np.arange(b)
-        idx[b:] = np.arange(b + 1, n)
+        idx[:r] = np.arange(r)
+        idx[r:] = np.arange(r + 1, n)
         return idx
     idx = np.empty(n, np.int64)
-    draw_indices(seed, b, n, idx)
+    draw_indices(seed, r, n, idx)
     return idx
 
 
 @njit(**_JIT)
-def _paired_replicate(code, x, y, source, b, seed, given_idx, out):
-    idx = _replicate_indices(source, seed, b, x.shape[0], given_idx)
+def _batch_sample(code, X, Y, source, r, seed, given_idx, omit, out, n_out, nan_rows):
+    if source == ROWS:
+        x, y, has_nan = _row_pair(X[r], Y[r], omit)
+        nan_rows[r] = has_nan
+        n_out[r] = x.shape[0]
+        if (has_nan and not omit) or x.shape[0] < 2:
+            out[r] = np.nan
+        else:
+            out[r] = statistic(code, x, y)
+        return
+    idx = _replicate_indices(source, seed, r, X.shape[1], given_idx)
     m = idx.shape[0]
     if code == MEAN:
-        out[b] = gathered_pairwise_sum(x, idx, 0, m) / m
+        out[r] = gathered_pairwise_sum(X[0], idx, 0, m) / m
     else:
-        out[b] = statistic(code, x[idx], y[idx])
+        out[r] = statistic(code, X[0][idx], Y[0][idx])
 
 
 @njit(parallel=True, **_JIT)
-def bootstrap_paired(code, x, y, source, seed, given_idx, out):
-    """Statistic of (x, y) on out.shape[0] index sets: drawn with replacement, given, or leave-one-out."""
-    for b in prange(out.shape[0]):
-        _paired_replicate(code, x, y, source, np.int64(b), seed, given_idx, out)
+def statistic_batch(code, X, Y, source, seed, given_idx, omit, out, n_out, nan_rows):
+    """out[r] = the statistic of sample r (see ROWS .. LEAVE_ONE_OUT) for r < out.shape[0].
 
+    n_out and nan_rows (the pairs used and whether the row had NaN) are written for ROWS only.
+    """
+    for r in prange(out.shape[0]):
+        _batch_sample(code, X, Y, source, np.int64(r), seed, given_idx, omit, out, n_out, nan_rows)
+
+
+NO_INDICES = np.empty((0, 0), np.int64)
+_NO_COUNTS = np.empty(0, np.int64)
+_NO_FLAGS = np.empty(0, np.bool_)
+
+
+def rows_statistic(code, X, Y, omit, out, n_out, nan_rows):
+    """A Pearson-type statistic of each row pair with the NaN handling of rows_kendall."""
+    statistic_batch(code, X, Y, ROWS, 0, NO_INDICES, omit, out, n_out, nan_rows)
+
+
+def resampled_statistic(code, x, y, source, seed, given_idx, out):
+    """The statistic of (x, y) on out.shape[0] samples: DRAWN, GIVEN or LEAVE_ONE_OUT."""
+    statistic_batch(code, x.reshape(1, -1), y.reshape(1, -1), source, seed, given_idx, False, out,
+                    _NO_COUNTS, _NO_FLAGS)
+
+
+def statistic_of(code, x, y):
+    """statistic(code, x, y) of one finite sample, computed by statistic_batch."""
+    out = np.empty(1)
+    statistic_batch(code, np.ascontiguousarray(x, np.float64).reshape(1, -1),
+                    np.ascontiguousarray(y, np.float64).reshape(1, -1), ROWS, 0, NO_INDICES, False, out,
+                    np.empty(1, np.int64), np.zeros(1, np.bool_))
+    return float(out[0])
+
+
+# ---------------------------------------------------------------- resampling means
 
 @njit(parallel=True, **_JIT)
 def bootstrap_mean_difference(d, n_resamples, seed, out):

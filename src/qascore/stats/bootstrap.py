@@ -115,9 +115,6 @@ class BootstrapResult:
         return (self.low, self.high)
 
 
-_NO_INDICES = np.empty((0, 0), np.int64)
-
-
 def _scipy_indices(seed, n_resamples, n):
     return np.random.default_rng(seed).integers(0, n, (n_resamples, n))
 
@@ -127,10 +124,10 @@ def bootstrap_distribution(x, y, code, n_resamples, seed, rng, n_jobs):
     if rng == "scipy":
         source, idx = K.GIVEN, _scipy_indices(seed, n_resamples, x.shape[0])
     else:
-        source, idx = K.DRAWN, _NO_INDICES
+        source, idx = K.DRAWN, K.NO_INDICES
     out = np.empty(n_resamples)
     with numba_threads(n_jobs):
-        K.bootstrap_paired(code, x, y, source, seed, idx, out)
+        K.resampled_statistic(code, x, y, source, seed, idx, out)
     return out
 
 
@@ -138,7 +135,7 @@ def jackknife(x, y, code, n_jobs):
     """Leave-one-out values of the statistic (BCa's acceleration)."""
     out = np.empty(x.shape[0])
     with numba_threads(n_jobs):
-        K.bootstrap_paired(code, x, y, K.LEAVE_ONE_OUT, 0, _NO_INDICES, out)
+        K.resampled_statistic(code, x, y, K.LEAVE_ONE_OUT, 0, K.NO_INDICES, out)
     return out
 
 
@@ -174,7 +171,7 @@ def bootstrap(data, statistic="mean", *, n_resamples=9999, confidence_level=0.95
     seed = _check_seed(seed)
     x, y = _prepare_sample(data, code, nan_policy)
 
-    theta_hat = float(K.statistic(code, x, y))
+    theta_hat = K.statistic_of(code, x, y)
     theta_b = bootstrap_distribution(x, y, code, n_resamples, seed, rng, n_jobs)
     alpha = (1 - level) / 2 if alternative == "two-sided" else 1 - level
     if method == "bca":
@@ -276,7 +273,7 @@ def paired_bootstrap_correlation(metric_a, metric_b, human, *, statistic="pearso
     # One seed for both sides: replicate r resamples the same items for A and for B.
     out_a = bootstrap_distribution(a, h, code, n_resamples, seed, "qascore", n_jobs)
     out_b = bootstrap_distribution(b, h, code, n_resamples, seed, "qascore", n_jobs)
-    sa, sb = K.statistic(code, a, h), K.statistic(code, b, h)
+    sa, sb = K.statistic_of(code, a, h), K.statistic_of(code, b, h)
     sign = -1.0 if code == K.RMSE else 1.0
     sig = make_signature("paired_bootstrap", statistic=statistic, resamples=n_resamples, seed=seed, level=level)
     with np.errstate(invalid="ignore"):

@@ -246,14 +246,14 @@ def bootstrap_leaderboard_correlation(a: Leaderboard, b: Leaderboard, *, statist
         K.resampled_row_means(B, seed, means_b)
         K.rows_statistic(code, means_a, means_b, False, out, np.empty(n_resamples, np.int64),
                          np.zeros(n_resamples, np.bool_))
-    theta = float(K.statistic(code, np.array([K.mean(r) for r in A]), np.array([K.mean(r) for r in B])))
+    theta = K.statistic_of(code, np.array([K.mean(r) for r in A]), np.array([K.mean(r) for r in B]))
     alpha = (1 - level) / 2
     if method == "bca":
         q = A.shape[1]
         jack = np.empty(q)
         for i in range(q):
             keep = np.arange(q) != i
-            jack[i] = K.statistic(code, np.array([K.mean(r[keep]) for r in A]), np.array([K.mean(r[keep]) for r in B]))
+            jack[i] = K.statistic_of(code, np.array([K.mean(r[keep]) for r in A]), np.array([K.mean(r[keep]) for r in B]))
         with np.errstate(invalid="ignore", divide="ignore"):
             probs = _bca_probabilities(theta, out, jack, alpha)
     else:
