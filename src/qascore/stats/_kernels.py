@@ -252,7 +252,7 @@ def resampled_sum(a, seed, replicate):
     s1 = 0.0
     s2 = 0.0
     s3 = 0.0
-    i = 0
+    i = np.int64(0)  # not a literal: _accept_one compiles once
     while n - i >= 2 * _CHUNK:
         smallest = _LOW32
         for j in range(_CHUNK):
@@ -606,12 +606,23 @@ def rows_kendall(X, Y, omit, counts_out, nan_rows):
 # ---------------------------------------------------------------- one statistic per sample of a batch
 # statistic_batch is the only kernel that links the statistic() tree: every kernel linking it
 # re-optimises the whole tree on its first compile (tens of seconds), so rows, bootstrap
-# replicates, the jackknife and single values from Python all go through this one kernel.
+# replicates, leaderboard replicates, the jackknife and single values from Python all go through
+# this one kernel.
 
 ROWS = 0  # sample r is row r of (X, Y), NaN pairs omitted or flagged (see _row_pair)
 DRAWN = 1  # sample r is (X[0], Y[0]) at draw_indices(seed, r, n)
 GIVEN = 2  # sample r is (X[0], Y[0]) at given_idx[r] (e.g. drawn by numpy as scipy does)
 LEAVE_ONE_OUT = 3  # sample r is (X[0], Y[0]) without item r (the jackknife)
+COLUMN_MEANS = 4  # sample r is (row means of X, row means of Y) over the columns draw_indices draws
+
+
+@njit(**_JIT)
+def _resampled_row_means(X, idx):
+    m = idx.shape[0]
+    means = np.empty(X.shape[0])
+    for s in range(X.shape[0]):
+        means[s] = gathered_pairwise_sum(X[s], idx, 0, m) / m
+    return means
 
 
 @njit(**_JIT)
@@ -641,7 +652,9 @@ def _batch_sample(code, X, Y, source, r, seed, given_idx, omit, out, n_out, nan_
         return
     idx = _replicate_indices(source, seed, r, X.shape[1], given_idx)
     m = idx.shape[0]
-    if code == MEAN:
+    if source == COLUMN_MEANS:  # leaderboards: systems x queries, queries resampled
+        out[r] = statistic(code, _resampled_row_means(X, idx), _resampled_row_means(Y, idx))
+    elif code == MEAN:
         out[r] = gathered_pairwise_sum(X[0], idx, 0, m) / m
     else:
         out[r] = statistic(code, X[0][idx], Y[0][idx])
@@ -673,6 +686,11 @@ def resampled_statistic(code, x, y, source, seed, given_idx, out):
                     _NO_COUNTS, _NO_FLAGS)
 
 
+def resampled_leaderboard_statistic(code, A, B, seed, out):
+    """The statistic between the system means of A and B (systems x queries) over resampled queries."""
+    statistic_batch(code, A, B, COLUMN_MEANS, seed, NO_INDICES, False, out, _NO_COUNTS, _NO_FLAGS)
+
+
 def statistic_of(code, x, y):
     """statistic(code, x, y) of one finite sample, computed by statistic_batch."""
     out = np.empty(1)
@@ -690,22 +708,6 @@ def bootstrap_mean_difference(d, n_resamples, seed, out):
     n = d.shape[0]
     for b in prange(n_resamples):
         out[b] = resampled_sum(d, seed, np.int64(b)) / n
-
-
-@njit(**_JIT)
-def _row_means_replicate(A, r, seed, out):
-    n_q = A.shape[1]
-    idx = np.empty(n_q, np.int64)
-    draw_indices(seed, r, n_q, idx)
-    for s in range(A.shape[0]):
-        out[r, s] = gathered_pairwise_sum(A[s], idx, 0, n_q) / n_q
-
-
-@njit(parallel=True, **_JIT)
-def resampled_row_means(A, seed, out):
-    """out[r, s]: mean of row s of A (systems x queries) over the queries replicate r draws."""
-    for r in prange(out.shape[0]):
-        _row_means_replicate(A, np.int64(r), seed, out)
 
 
 @njit(**_JIT)

@@ -237,15 +237,9 @@ def bootstrap_leaderboard_correlation(a: Leaderboard, b: Leaderboard, *, statist
     if A.shape[1] < 2:
         raise ValueError("resampling queries needs at least 2 queries per system")
     sign = 1.0 if a.higher_is_better == b.higher_is_better else -1.0
-    # Replicate r resamples the same queries for A and B (one seed), then correlates row r.
-    means_a = np.empty((n_resamples, A.shape[0]))
-    means_b = np.empty((n_resamples, B.shape[0]))
     out = np.empty(n_resamples)
     with numba_threads(n_jobs):
-        K.resampled_row_means(A, seed, means_a)
-        K.resampled_row_means(B, seed, means_b)
-        K.rows_statistic(code, means_a, means_b, False, out, np.empty(n_resamples, np.int64),
-                         np.zeros(n_resamples, np.bool_))
+        K.resampled_leaderboard_statistic(code, A, B, seed, out)
     theta = K.statistic_of(code, np.array([K.mean(r) for r in A]), np.array([K.mean(r) for r in B]))
     alpha = (1 - level) / 2
     if method == "bca":
