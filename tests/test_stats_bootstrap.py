@@ -44,6 +44,26 @@ def test_index_stream_equals_plain_reference(seed, replicate, n):
     assert out.tolist() == ref_splitmix_indices(seed, replicate, n)
 
 
+@settings(max_examples=40, deadline=None)
+@given(hs.integers(0, 2**40), hs.integers(0, 10_000), hs.integers(1, 300))
+def test_fused_resampled_sum_equals_plain_reference(seed, replicate, n):
+    a = np.random.default_rng(n).standard_normal(n)
+    expected = math.fsum(a[i] for i in ref_splitmix_indices(seed, replicate, n))
+    assert K.resampled_sum(a, seed, replicate) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+def test_rejected_candidates_are_skipped_in_stream_order():
+    # n = 1,073,742 rejects a candidate with probability 0.025%: about 268 rejections per
+    # replicate, exercising the rare paths of draw_indices and resampled_sum.
+    n = 1_073_742
+    expected = ref_splitmix_indices(3, 1, n)
+    out = np.empty(n, np.int64)
+    K.draw_indices(3, 1, n, out)
+    assert out.tolist() == expected
+    a = np.random.default_rng(0).random(n)
+    assert K.resampled_sum(a, 3, 1) == pytest.approx(math.fsum(a[expected]), rel=1e-12)
+
+
 def test_index_stream_is_uniform():
     n, reps = 7, 3000
     counts = np.zeros(n)

@@ -190,6 +190,12 @@ def _stream_start(seed, replicate):
 
 
 @njit(**_JIT)
+def _lemire_threshold(bound):
+    """Low products below this are rejected, which makes multiply-shift unbiased (Lemire 2019)."""
+    return ((np.uint64(1) << np.uint64(32)) - bound) % bound
+
+
+@njit(**_JIT)
 def draw_indices(seed, replicate, n, out):
     """Fill out[:n] with uniform integers in [0, n) for one replicate.
 
@@ -199,7 +205,7 @@ def draw_indices(seed, replicate, n, out):
     """
     state = _stream_start(seed, replicate)
     bound = np.uint64(n)
-    threshold = ((np.uint64(1) << np.uint64(32)) - bound) % bound
+    threshold = _lemire_threshold(bound)
     i = 0
     while i < n:
         state += _GOLDEN
@@ -214,6 +220,67 @@ def draw_indices(seed, replicate, n, out):
         if (m & _LOW32) >= threshold:
             out[i] = np.int64(m >> np.uint64(32))
             i += 1
+
+
+_CHUNK = 64  # draws per block of resampled_sum: 128 candidates, small enough for L1
+
+
+@njit(**_JIT)
+def _accept_one(a, m, threshold, total, i):
+    """Lemire's acceptance of one candidate product m: (total, i) after it."""
+    if (m & _LOW32) >= threshold:
+        return total + a[m >> np.uint64(32)], i + 1
+    return total, i
+
+
+@njit(**_JIT)
+def resampled_sum(a, seed, replicate):
+    """Sum of a over the resample draw_indices(seed, replicate, n) gives, drawn on the fly.
+
+    The same accepted candidates in the same order as draw_indices, never stored as indices: a
+    block of _CHUNK draws is mixed in a loop the compiler vectorises, and when no candidate of the
+    block is rejected (the common case: each is rejected with probability below n / 2**32) the
+    block is gathered into four running sums. So the sum order is not numpy's pairwise order.
+    """
+    n = a.shape[0]
+    bound = np.uint64(n) & _LOW32  # n < 2**32: tells the compiler the products are 32 x 32 bits
+    threshold = _lemire_threshold(bound)
+    state = _stream_start(seed, replicate)
+    high = np.empty(_CHUNK, np.uint64)
+    low = np.empty(_CHUNK, np.uint64)
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    i = np.int64(0)  # not a literal: _accept_one compiles once
+    while n - i >= 2 * _CHUNK:
+        smallest = _LOW32
+        for j in range(_CHUNK):
+            z = _mix64(state + np.uint64(j + 1) * _GOLDEN)
+            mh = (z >> np.uint64(32)) * bound
+            ml = (z & _LOW32) * bound
+            high[j] = mh
+            low[j] = ml
+            smallest = min(smallest, min(mh & _LOW32, ml & _LOW32))
+        state += np.uint64(_CHUNK) * _GOLDEN
+        if smallest >= threshold:
+            for j in range(0, _CHUNK, 2):
+                s0 += a[high[j] >> np.uint64(32)]
+                s1 += a[low[j] >> np.uint64(32)]
+                s2 += a[high[j + 1] >> np.uint64(32)]
+                s3 += a[low[j + 1] >> np.uint64(32)]
+            i += 2 * _CHUNK
+        else:  # rare: candidate by candidate, in stream order
+            for j in range(_CHUNK):
+                s0, i = _accept_one(a, high[j], threshold, s0, i)
+                s0, i = _accept_one(a, low[j], threshold, s0, i)
+    while i < n:  # the last draws one at a time, ending as draw_indices ends
+        state += _GOLDEN
+        z = _mix64(state)
+        s0, i = _accept_one(a, (z >> np.uint64(32)) * bound, threshold, s0, i)
+        if i < n:
+            s0, i = _accept_one(a, (z & _LOW32) * bound, threshold, s0, i)
+    return (s0 + s1) + (s2 + s3)
 
 
 # ---------------------------------------------------------------- ranks and Kendall counts
@@ -536,121 +603,111 @@ def rows_kendall(X, Y, omit, counts_out, nan_rows):
         _kendall_row(X, Y, np.int64(r), omit, counts_out, nan_rows)
 
 
-@njit(**_JIT)
-def _statistic_row(code, X, Y, r, omit, out, n_out, nan_rows):
-    x, y, has_nan = _row_pair(X[r], Y[r], omit)
-    nan_rows[r] = has_nan
-    n_out[r] = x.shape[0]
-    if (has_nan and not omit) or x.shape[0] < 2:
-        out[r] = np.nan
-    else:
-        out[r] = statistic(code, x, y)
+# ---------------------------------------------------------------- one statistic per sample of a batch
+# statistic_batch is the only kernel that links the statistic() tree: every kernel linking it
+# re-optimises the whole tree on its first compile (tens of seconds), so rows, bootstrap
+# replicates, leaderboard replicates, the jackknife and single values from Python all go through
+# this one kernel.
 
+ROWS = 0  # sample r is row r of (X, Y), NaN pairs omitted or flagged (see _row_pair)
+DRAWN = 1  # sample r is (X[0], Y[0]) at draw_indices(seed, r, n)
+GIVEN = 2  # sample r is (X[0], Y[0]) at given_idx[r] (e.g. drawn by numpy as scipy does)
+LEAVE_ONE_OUT = 3  # sample r is (X[0], Y[0]) without item r (the jackknife)
+COLUMN_MEANS = 4  # sample r is (row means of X, row means of Y) over the columns draw_indices draws
 
-@njit(parallel=True, **_JIT)
-def rows_statistic(code, X, Y, omit, out, n_out, nan_rows):
-    """A Pearson-type statistic of each row pair with the NaN handling of rows_kendall."""
-    for r in prange(X.shape[0]):
-        _statistic_row(code, X, Y, np.int64(r), omit, out, n_out, nan_rows)
-
-
-# ---------------------------------------------------------------- resampling
 
 @njit(**_JIT)
-def _replicate_indices(seed, b, n, given_idx):
-    if given_idx.shape[0] > 0:
-        return given_idx[b].copy()
+def _resampled_row_means(X, idx):
+    m = idx.shape[0]
+    means = np.empty(X.shape[0])
+    for s in range(X.shape[0]):
+        means[s] = gathered_pairwise_sum(X[s], idx, 0, m) / m
+    return means
+
+
+@njit(**_JIT)
+def _replicate_indices(source, seed, r, n, given_idx):
+    if source == GIVEN:
+        return given_idx[r].copy()
+    if source == LEAVE_ONE_OUT:
+        idx = np.empty(n - 1, np.int64)
+        idx[:r] = np.arange(r)
+        idx[r:] = np.arange(r + 1, n)
+        return idx
     idx = np.empty(n, np.int64)
-    draw_indices(seed, b, n, idx)
+    draw_indices(seed, r, n, idx)
     return idx
 
 
 @njit(**_JIT)
-def _paired_replicate(code, x, y, b, seed, given_idx, out):
-    n = x.shape[0]
-    idx = _replicate_indices(seed, b, n, given_idx)
-    if code == MEAN:
-        out[b] = gathered_pairwise_sum(x, idx, 0, n) / n
-    elif code == MEAN_DIFF:
-        out[b] = gathered_pairwise_sum(x, idx, 0, n) / n - gathered_pairwise_sum(y, idx, 0, n) / n
+def _batch_sample(code, X, Y, source, r, seed, given_idx, omit, out, n_out, nan_rows):
+    if source == ROWS:
+        x, y, has_nan = _row_pair(X[r], Y[r], omit)
+        nan_rows[r] = has_nan
+        n_out[r] = x.shape[0]
+        if (has_nan and not omit) or x.shape[0] < 2:
+            out[r] = np.nan
+        else:
+            out[r] = statistic(code, x, y)
+        return
+    idx = _replicate_indices(source, seed, r, X.shape[1], given_idx)
+    m = idx.shape[0]
+    if source == COLUMN_MEANS:  # leaderboards: systems x queries, queries resampled
+        out[r] = statistic(code, _resampled_row_means(X, idx), _resampled_row_means(Y, idx))
+    elif code == MEAN:
+        out[r] = gathered_pairwise_sum(X[0], idx, 0, m) / m
     else:
-        out[b] = statistic(code, x[idx], y[idx])
+        out[r] = statistic(code, X[0][idx], Y[0][idx])
 
 
 @njit(parallel=True, **_JIT)
-def bootstrap_paired(code, x, y, n_resamples, seed, given_idx, out):
-    """Statistic of (x, y) resampled with replacement, one value per replicate.
+def statistic_batch(code, X, Y, source, seed, given_idx, omit, out, n_out, nan_rows):
+    """out[r] = the statistic of sample r (see ROWS .. LEAVE_ONE_OUT) for r < out.shape[0].
 
-    Indices come from given_idx (shape (n_resamples, n), e.g. drawn by numpy as scipy does) when
-    it has rows, else from draw_indices(seed, b, ...).
+    n_out and nan_rows (the pairs used and whether the row had NaN) are written for ROWS only.
     """
-    for b in prange(n_resamples):
-        _paired_replicate(code, x, y, np.int64(b), seed, given_idx, out)
+    for r in prange(out.shape[0]):
+        _batch_sample(code, X, Y, source, np.int64(r), seed, given_idx, omit, out, n_out, nan_rows)
 
 
-@njit(**_JIT)
-def _two_statistics_replicate(code, a, b, h, r, seed, out_a, out_b):
-    idx = np.empty(a.shape[0], np.int64)
-    draw_indices(seed, r, a.shape[0], idx)
-    hs = h[idx]
-    out_a[r] = statistic(code, a[idx], hs)
-    out_b[r] = statistic(code, b[idx], hs)
+NO_INDICES = np.empty((0, 0), np.int64)
+_NO_COUNTS = np.empty(0, np.int64)
+_NO_FLAGS = np.empty(0, np.bool_)
 
 
-@njit(parallel=True, **_JIT)
-def bootstrap_two_statistics(code, a, b, h, n_resamples, seed, out_a, out_b):
-    """Paired replicates of statistic(a*, h*) and statistic(b*, h*) on the same resampled items."""
-    for r in prange(n_resamples):
-        _two_statistics_replicate(code, a, b, h, np.int64(r), seed, out_a, out_b)
+def rows_statistic(code, X, Y, omit, out, n_out, nan_rows):
+    """A Pearson-type statistic of each row pair with the NaN handling of rows_kendall."""
+    statistic_batch(code, X, Y, ROWS, 0, NO_INDICES, omit, out, n_out, nan_rows)
 
 
-@njit(**_JIT)
-def _mean_of_resample(d, b, seed):
-    n = d.shape[0]
-    idx = np.empty(n, np.int64)
-    draw_indices(seed, b, n, idx)
-    return gathered_pairwise_sum(d, idx, 0, n) / n
+def resampled_statistic(code, x, y, source, seed, given_idx, out):
+    """The statistic of (x, y) on out.shape[0] samples: DRAWN, GIVEN or LEAVE_ONE_OUT."""
+    statistic_batch(code, x.reshape(1, -1), y.reshape(1, -1), source, seed, given_idx, False, out,
+                    _NO_COUNTS, _NO_FLAGS)
 
+
+def resampled_leaderboard_statistic(code, A, B, seed, out):
+    """The statistic between the system means of A and B (systems x queries) over resampled queries."""
+    statistic_batch(code, A, B, COLUMN_MEANS, seed, NO_INDICES, False, out, _NO_COUNTS, _NO_FLAGS)
+
+
+def statistic_of(code, x, y):
+    """statistic(code, x, y) of one finite sample, computed by statistic_batch."""
+    out = np.empty(1)
+    statistic_batch(code, np.ascontiguousarray(x, np.float64).reshape(1, -1),
+                    np.ascontiguousarray(y, np.float64).reshape(1, -1), ROWS, 0, NO_INDICES, False, out,
+                    np.empty(1, np.int64), np.zeros(1, np.bool_))
+    return float(out[0])
+
+
+# ---------------------------------------------------------------- resampling means
 
 @njit(parallel=True, **_JIT)
 def bootstrap_mean_difference(d, n_resamples, seed, out):
     """Mean of resampled per-item differences (system X minus Y), one value per replicate."""
+    n = d.shape[0]
     for b in prange(n_resamples):
-        out[b] = _mean_of_resample(d, np.int64(b), seed)
-
-
-@njit(**_JIT)
-def _leaderboard_replicate(code, A, B, r, seed):
-    n_sys, n_q = A.shape
-    idx = np.empty(n_q, np.int64)
-    draw_indices(seed, r, n_q, idx)
-    ma = np.empty(n_sys)
-    mb = np.empty(n_sys)
-    for s in range(n_sys):
-        ma[s] = gathered_pairwise_sum(A[s], idx, 0, n_q) / n_q
-        mb[s] = gathered_pairwise_sum(B[s], idx, 0, n_q) / n_q
-    return statistic(code, ma, mb)
-
-
-@njit(parallel=True, **_JIT)
-def bootstrap_leaderboards(code, A, B, n_resamples, seed, out):
-    """Correlation between the system means of A and B (systems x queries) over resampled queries."""
-    for r in prange(n_resamples):
-        out[r] = _leaderboard_replicate(code, A, B, np.int64(r), seed)
-
-
-@njit(**_JIT)
-def _leave_one_out(code, x, y, i):
-    keep = np.ones(x.shape[0], np.bool_)
-    keep[i] = False
-    return statistic(code, x[keep], y[keep])
-
-
-@njit(parallel=True, **_JIT)
-def jackknife(code, x, y, out):
-    """Leave-one-out values of the statistic (for BCa's acceleration)."""
-    for i in prange(x.shape[0]):
-        out[i] = _leave_one_out(code, x, y, np.int64(i))
+        out[b] = resampled_sum(d, seed, np.int64(b)) / n
 
 
 @njit(**_JIT)

@@ -121,10 +121,21 @@ def _scipy_indices(seed, n_resamples, n):
 
 def bootstrap_distribution(x, y, code, n_resamples, seed, rng, n_jobs):
     """The statistic of n_resamples paired resamples of (x, y)."""
-    idx = _scipy_indices(seed, n_resamples, x.shape[0]) if rng == "scipy" else np.empty((0, 0), np.int64)
+    if rng == "scipy":
+        source, idx = K.GIVEN, _scipy_indices(seed, n_resamples, x.shape[0])
+    else:
+        source, idx = K.DRAWN, K.NO_INDICES
     out = np.empty(n_resamples)
     with numba_threads(n_jobs):
-        K.bootstrap_paired(code, x, y, n_resamples, seed, idx, out)
+        K.resampled_statistic(code, x, y, source, seed, idx, out)
+    return out
+
+
+def jackknife(x, y, code, n_jobs):
+    """Leave-one-out values of the statistic (BCa's acceleration)."""
+    out = np.empty(x.shape[0])
+    with numba_threads(n_jobs):
+        K.resampled_statistic(code, x, y, K.LEAVE_ONE_OUT, 0, K.NO_INDICES, out)
     return out
 
 
@@ -160,13 +171,11 @@ def bootstrap(data, statistic="mean", *, n_resamples=9999, confidence_level=0.95
     seed = _check_seed(seed)
     x, y = _prepare_sample(data, code, nan_policy)
 
-    theta_hat = float(K.statistic(code, x, y))
+    theta_hat = K.statistic_of(code, x, y)
     theta_b = bootstrap_distribution(x, y, code, n_resamples, seed, rng, n_jobs)
     alpha = (1 - level) / 2 if alternative == "two-sided" else 1 - level
     if method == "bca":
-        jack = np.empty(x.shape[0])
-        with numba_threads(n_jobs):
-            K.jackknife(code, x, y, jack)
+        jack = jackknife(x, y, code, n_jobs)
         with np.errstate(invalid="ignore", divide="ignore"):  # degenerate data: NaN, warned below
             probs = _bca_probabilities(theta_hat, theta_b, jack, alpha)
     else:
@@ -227,7 +236,8 @@ def paired_bootstrap_means(scores_a, scores_b, *, n_resamples=1000, seed=0, conf
     """Is system A better than B on the same items? Resample items, compare the two means.
 
     A replicate's difference is the mean of the resampled per-item differences a_i - b_i (equal to
-    the difference of the two resampled means up to rounding).
+    the difference of the two resampled means up to rounding), summed while the indices are drawn
+    (K.resampled_sum: the same stream as bootstrap's, not numpy's pairwise order).
     """
     n_resamples = _check_resamples(n_resamples)
     seed = _check_seed(seed)
@@ -260,11 +270,10 @@ def paired_bootstrap_correlation(metric_a, metric_b, human, *, statistic="pearso
     b, _ = check_pair(metric_b, human, ("metric_b", "human"), "raise", finite, 1)
     if a.shape[0] < 2:
         raise ValueError(f"the paired bootstrap needs at least 2 items, got {a.shape[0]}")
-    out_a = np.empty(n_resamples)
-    out_b = np.empty(n_resamples)
-    with numba_threads(n_jobs):
-        K.bootstrap_two_statistics(code, a, b, h, n_resamples, seed, out_a, out_b)
-    sa, sb = K.statistic(code, a, h), K.statistic(code, b, h)
+    # One seed for both sides: replicate r resamples the same items for A and for B.
+    out_a = bootstrap_distribution(a, h, code, n_resamples, seed, "qascore", n_jobs)
+    out_b = bootstrap_distribution(b, h, code, n_resamples, seed, "qascore", n_jobs)
+    sa, sb = K.statistic_of(code, a, h), K.statistic_of(code, b, h)
     sign = -1.0 if code == K.RMSE else 1.0
     sig = make_signature("paired_bootstrap", statistic=statistic, resamples=n_resamples, seed=seed, level=level)
     with np.errstate(invalid="ignore"):

@@ -256,15 +256,15 @@ def bootstrap_leaderboard_correlation(a: Leaderboard, b: Leaderboard, *, statist
     sign = 1.0 if a.higher_is_better == b.higher_is_better else -1.0
     out = np.empty(n_resamples)
     with numba_threads(n_jobs):
-        K.bootstrap_leaderboards(code, A, B, n_resamples, seed, out)
-    theta = float(K.statistic(code, np.array([K.mean(r) for r in A]), np.array([K.mean(r) for r in B])))
+        K.resampled_leaderboard_statistic(code, A, B, seed, out)
+    theta = K.statistic_of(code, np.array([K.mean(r) for r in A]), np.array([K.mean(r) for r in B]))
     alpha = (1 - level) / 2
     if method == "bca":
         q = A.shape[1]
         jack = np.empty(q)
         for i in range(q):
             keep = np.arange(q) != i
-            jack[i] = K.statistic(code, np.array([K.mean(r[keep]) for r in A]), np.array([K.mean(r[keep]) for r in B]))
+            jack[i] = K.statistic_of(code, np.array([K.mean(r[keep]) for r in A]), np.array([K.mean(r[keep]) for r in B]))
         with np.errstate(invalid="ignore", divide="ignore"):
             probs = _bca_probabilities(theta, out, jack, alpha)
     else:
