@@ -8,13 +8,14 @@
   MRR, threshold tuning, RMSE and Kendall tau-b.
 - Training (``qascore[train]``): :mod:`qascore.ava.training`; export: ``onnx_export/``.
 """
-from .data import Triples, load_evouna, load_jsonl_triples, split_by_question
+from .data import Triples, calibration_split, load_as2_as_ava, load_evouna, load_jsonl_triples, split_by_question
 from .evaluate import agreement, pointwise, ranking_metrics, systemwise_accuracy, tune_threshold
 from .linear import LinearAva, compute_features, default_linear_model
 from .transformer import OnnxAvaModel, load_default_model
 
 __all__ = [
-    "LinearAva", "OnnxAvaModel", "Triples", "agreement", "compute_features", "default_linear_model",
+    "LinearAva", "OnnxAvaModel", "Triples", "agreement", "calibration_split", "compute_features", "default_linear_model",
+    "load_as2_as_ava",
     "load_default_model", "load_evouna", "load_jsonl_triples", "pointwise", "ranking_metrics",
     "split_by_question", "systemwise_accuracy", "tune_threshold",
 ]

@@ -1,4 +1,4 @@
-"""``qascore ava score|eval|train``."""
+"""``qascore ava score|eval|train|calibrate``."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputFormatError
-from .data import load_evouna, load_jsonl_triples, split_by_question, split_gold_alternatives
+from .data import (CALIBRATION_FRACTION, CALIBRATION_SEED, calibration_split, load_evouna, load_jsonl_triples,
+                   split_by_question, split_gold_alternatives)
 
 MODEL_HELP = "'default' (the shipped transformer model), 'linear' (the shipped linear model), or a model directory / linear .json"
 
@@ -127,6 +128,33 @@ def run_train(args) -> int:
     return 0
 
 
+def run_calibrate(args) -> int:
+    """Fit the stacker (logit + linear features) and the threshold on the calibration part of the
+    train split, with the model's own (e.g. int8) logits, and write them into its model.json."""
+    from .evaluate import tune_threshold
+    from .linear import compute_features
+    from .stacking import fit_stacker
+    from .transformer import OnnxAvaModel, expand_rows, mean_by_owner
+
+    directory = Path(args.model_dir)
+    model = OnnxAvaModel.from_dir(directory, device=args.device, n_threads=args.threads, stacker=None)
+    train, _ = split_by_question(load_evouna(args.data), seed=args.split_seed)
+    _, cal = calibration_split(train)
+    q, r, t, owner = expand_rows(cal.questions, cal.references, cal.candidates)
+    logits, features = model.row_logits(q, r, t), compute_features(q, r, t)
+    recipe = {"command": "qascore " + " ".join(sys.argv[1:]), "data": Path(args.data).name,
+              "calibration": f"train split (seed {args.split_seed}) re-split by question, seed {CALIBRATION_SEED}, "
+                             f"{CALIBRATION_FRACTION:.0%}"}
+    stacker = fit_stacker(logits, features, cal.labels[owner], recipe=recipe)
+    threshold = tune_threshold(mean_by_owner(stacker.proba(logits, features), owner, len(cal)), cal.labels, cal.systems)
+    meta_path = directory / "model.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta["stacker"], meta["threshold"] = stacker.as_dict(), threshold
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    print(f"stacker {stacker.weights} + {stacker.bias:.4f} (C={stacker.recipe['C']}), threshold {threshold:.2f} -> {meta_path}")
+    return 0
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser("ava", help="AVA answer correctness: score, evaluate, train")
     sub = parser.add_subparsers(dest="ava_command", required=True)
@@ -161,6 +189,14 @@ def register(subparsers) -> None:
     tr.add_argument("--split-seed", type=int, default=20240)
     tr.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     tr.set_defaults(func=run_train)
+
+    cal = sub.add_parser("calibrate", help="fit the stacker and threshold of an ONNX model dir on EVOUNA's calibration split")
+    cal.add_argument("model_dir")
+    cal.add_argument("--data", required=True, help="EVOUNA NQ.json")
+    cal.add_argument("--split-seed", type=int, default=20240)
+    cal.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    cal.add_argument("--threads", type=int, default=None)
+    cal.set_defaults(func=run_calibrate)
 
 
 __all__ = ["register", "load_model", "evaluate_triples", "InputFormatError"]

@@ -98,6 +98,15 @@ def split_by_question(triples: Triples, *, dev_fraction: float = 0.2, seed: int 
     return triples.subset(np.flatnonzero(~is_dev)), triples.subset(np.flatnonzero(is_dev))
 
 
+CALIBRATION_FRACTION, CALIBRATION_SEED = 0.1, 7
+
+
+def calibration_split(train: Triples) -> tuple[Triples, Triples]:
+    """(fit, calibration): the train split cut again by question; the calibration part is where
+    thresholds and the stacker are fitted (never on dev)."""
+    return split_by_question(train, dev_fraction=CALIBRATION_FRACTION, seed=CALIBRATION_SEED)
+
+
 def _references_of(record, path, lineno) -> list[str]:
     ref = require_field(record, "reference", (str, list), path, lineno)
     if isinstance(ref, str):
@@ -133,3 +142,55 @@ def load_jsonl_triples(path, *, need_label: bool = False) -> tuple[Triples, list
 def _question_ids(questions: list) -> list:
     ids: dict[str, int] = {}
     return [ids.setdefault(text, len(ids)) for text in questions]
+
+
+def load_as2_as_ava(path, *, seed: int = 13, max_candidates: int | None = None) -> Triples:
+    """AVA triples from an answer-sentence-selection file (the paper's AS2 -> AVA construction).
+
+    JSONL lines ``{"question", "candidates": [{"sentence", "label"}]}`` (TREC-QA / WikiQA
+    format). Per question with at least one correct sentence, one correct sentence (drawn with
+    ``seed``) becomes the reference and every other sentence a candidate with its own label;
+    questions without a correct sentence give no triple (counted in ``dropped``).
+    ``max_candidates`` caps the candidates per question by sampling (correct ones first kept).
+    """
+    rng = np.random.default_rng(seed)
+    q, refs, cands, labels, qids = [], [], [], [], []
+    dropped = {"no_correct_sentence": 0}
+    for lineno, rec in iter_jsonl(path):
+        question = require_field(rec, "question", str, path, lineno)
+        rows = require_field(rec, "candidates", list, path, lineno)
+        for row in rows:
+            if not isinstance(row, dict) or not isinstance(row.get("sentence"), str) or row.get("label") not in (0, 1):
+                raise InputFormatError(path, lineno, "each candidate needs a string 'sentence' and a 0/1 'label'")
+        correct = [i for i, row in enumerate(rows) if row["label"] == 1]
+        if not correct:
+            dropped["no_correct_sentence"] += 1
+            continue
+        ref = int(rng.choice(correct))
+        others = [i for i in range(len(rows)) if i != ref]
+        if max_candidates is not None and len(others) > max_candidates:
+            positives = [i for i in others if rows[i]["label"] == 1]
+            negatives = [i for i in others if rows[i]["label"] == 0]
+            keep_neg = max(0, max_candidates - len(positives))
+            others = sorted(positives[:max_candidates] + rng.permutation(negatives)[:keep_neg].tolist())
+        for i in others:
+            q.append(question)
+            refs.append([rows[ref]["sentence"]])
+            cands.append(rows[i]["sentence"])
+            labels.append(rows[i]["label"])
+            qids.append(lineno)
+    systems = ["as2"] * len(q)
+    return Triples(q, refs, cands, np.asarray(labels, dtype=np.int64), systems, qids, dropped)
+
+
+def concat_triples(parts: list) -> Triples:
+    """Rows of several Triples one after another (question ids made distinct per part)."""
+    out = Triples([], [], [], np.zeros(0, dtype=np.int64), [], [])
+    for k, part in enumerate(parts):
+        out.questions += part.questions
+        out.references += part.references
+        out.candidates += part.candidates
+        out.labels = np.concatenate([out.labels, part.labels])
+        out.systems += part.systems or ["all"] * len(part)
+        out.question_ids += [(k, qid) for qid in (part.question_ids or range(len(part)))]
+    return out

@@ -16,6 +16,7 @@ from ..runtime.session import ModelFileError, OnnxSession, check_model_file
 from ..runtime.tokenize import TextTokenizer
 from ..signature import make_signature
 from .inputs import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
+from .stacking import Stacker
 
 
 def expand_rows(questions, references, candidates):
@@ -43,8 +44,9 @@ class OnnxAvaModel:
 
     def __init__(self, model_path, *, tokenizer_file, arch: str, device: str = "auto", n_threads: int | None = None,
                  batch_size: int = 32, max_length: int = PAIR_MAX_LENGTH, threshold: float = 0.5,
-                 truncation: str = "warn", recipe: dict | None = None) -> None:
+                 truncation: str = "warn", recipe: dict | None = None, stacker: Stacker | None = None) -> None:
         slots_of(arch)
+        self.stacker = stacker
         self.arch = arch
         self.threshold = float(threshold)
         self.batch_size = batch_size
@@ -64,6 +66,8 @@ class OnnxAvaModel:
             if key not in meta:
                 raise ModelFileError(f"{meta_path}: missing key {key!r}")
         options.setdefault("threshold", meta["threshold"])
+        if "stacker" in meta:
+            options.setdefault("stacker", Stacker.from_dict(meta["stacker"]))
         return cls(directory / "model.onnx", tokenizer_file=directory / "tokenizer.json", arch=meta["arch"],
                    max_length=meta["max_length"], recipe=meta, **options)
 
@@ -71,7 +75,8 @@ class OnnxAvaModel:
     def signature(self) -> str:
         return make_signature("ava", model=self.recipe.get("name", self.arch), arch=self.arch,
                               threshold=f"{self.threshold:.2f}", max_length=self.tokenizer.max_length,
-                              refs="mean", runtime=self.session.describe())
+                              refs="mean", stack="logit+linear4" if self.stacker else "none",
+                              runtime=self.session.describe())
 
     def logits_of_slots(self, slots: list) -> np.ndarray:
         """Logits for pre-encoded slots (one :class:`~qascore.runtime.Encoded` per slot)."""
@@ -90,16 +95,26 @@ class OnnxAvaModel:
         lengths = np.max([enc.lengths() for enc in slots], axis=0)
         return run_bucketed(lengths, run_batch, batch_size=self.batch_size)
 
+    def row_logits(self, q: list, r: list, t: list) -> np.ndarray:
+        """The network's logit for each single-reference row."""
+        slots = [self.tokenizer.encode(a, b, truncation=self.truncation) for a, b in build_pairs(self.arch, q, r, t)]
+        return self.logits_of_slots(slots)
+
     def predict_proba(self, questions, references, candidates) -> np.ndarray:
-        """p(correct) per triple; ``references[i]`` is a string or a list (scores averaged)."""
+        """p(correct) per triple; ``references[i]`` is a string or a list (scores averaged).
+        With a stacker, each row's logit is combined with its linear features first."""
         n = len(questions)
         if not (len(references) == n == len(candidates)):
             raise ValueError(f"questions, references and candidates differ in length ({n}, {len(references)}, {len(candidates)})")
         if n == 0:
             return np.zeros(0)
         q, r, t, owner = expand_rows(questions, references, candidates)
-        slots = [self.tokenizer.encode(a, b, truncation=self.truncation) for a, b in build_pairs(self.arch, q, r, t)]
-        return mean_by_owner(sigmoid(self.logits_of_slots(slots)), owner, n)
+        logits = self.row_logits(q, r, t)
+        if self.stacker is None:
+            return mean_by_owner(sigmoid(logits), owner, n)
+        from .linear import compute_features  # linear imports this module
+
+        return mean_by_owner(self.stacker.proba(logits, compute_features(q, r, t)), owner, n)
 
     def predict(self, questions, references, candidates) -> np.ndarray:
         return (self.predict_proba(questions, references, candidates) >= self.threshold).astype(np.int64)
