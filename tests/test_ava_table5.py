@@ -1,13 +1,9 @@
-"""Pure parts of scripts/ava_table5.py (the AVA run itself is a study, not a test)."""
-import importlib.util
+"""Pure parts of qascore.ava.table5 (the AVA run itself is a study, not a test)."""
 import math
-from pathlib import Path
 
 import numpy as np
 
-_spec = importlib.util.spec_from_file_location("ava_table5", Path(__file__).parents[1] / "scripts" / "ava_table5.py")
-table5 = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(table5)
+from qascore.ava import table5
 
 
 def test_references_leave_the_candidate_out():

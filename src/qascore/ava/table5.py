@@ -6,7 +6,7 @@ a question's only correct sentence is judged against itself), then each ranker's
 P@1 / MAP / MRR is computed twice: with the gold labels and with AVA's labels (the model's own
 threshold, nothing tuned on this data). Agreement across rankers: RMSE and Kendall tau-b.
 
-    PYTHONPATH=src python scripts/ava_table5.py ../shared/data/ava/trecqa/test-filtered.jsonl [--json]
+    python -m qascore.ava.table5 ../shared/data/ava/trecqa/test-filtered.jsonl [--json]
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from collections import Counter
 
 import numpy as np
 
-from qascore.ava import agreement, compute_features, load_default_model, ranking_metrics
-from qascore.io import iter_jsonl, require_field
-from qascore.text import get_tokenizer
+from . import agreement, compute_features, load_default_model, ranking_metrics
+from ..io import iter_jsonl, require_field
+from ..text import get_tokenizer
 
 NOISE_SEED = 13
 
