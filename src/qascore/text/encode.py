@@ -22,8 +22,11 @@ from .._kernels.text_encode import CharClass, Mode, RawInterner, encode_raw, map
 from .._parallel import threads_for
 from .packing import PackedTokens, Vocabulary, check_texts
 
-# Fewer texts than this per thread run on the calling thread: starting threads costs more.
-MIN_TEXTS_PER_THREAD = 512
+# Fewer texts than this per thread run on the calling thread. Threads intern into chunk tables
+# that are then merged in text order; into a fresh vocabulary (what rouge() and BLEU-style calls
+# use) that merge costs more than the split saves below ~60k texts (measured on 2 idle cores,
+# MS MARCO answers: 20k texts 15 ms on one thread vs 24 ms on two; 80k texts 62 vs 56 ms).
+MIN_TEXTS_PER_THREAD = 32768
 
 MODE_ROUGE, MODE_WHITESPACE, MODE_CHAR, MODE_CLASSES = (
     int(Mode.MODE_ROUGE), int(Mode.MODE_WHITESPACE), int(Mode.MODE_CHAR), int(Mode.MODE_CLASSES)
