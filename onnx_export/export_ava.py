@@ -55,6 +55,17 @@ def optimise(path_in: Path, path_out: Path, *, num_heads: int, hidden_size: int)
     return {k: v for k, v in opt.get_fused_operator_statistics().items() if v}
 
 
+def to_float16(path_in: Path, path_out: Path) -> None:
+    """fp16 weights and activations for GPUs, fp32 inputs and ``logits`` kept (``keep_io_types``);
+    layer norms and softmax stay fused, so onnxruntime's CUDA kernels accumulate them in fp32."""
+    import onnx
+    from onnxruntime.transformers.onnx_model import OnnxModel
+
+    model = OnnxModel(onnx.load(str(path_in)))
+    model.convert_float_to_float16(keep_io_types=True)
+    model.save_model_to_file(str(path_out))
+
+
 def quantise(path_in: Path, path_out: Path) -> None:
     """Dynamic int8 weights, per output channel; activations quantised at run time."""
     import onnx
@@ -103,6 +114,7 @@ def main(argv=None) -> int:
     parser.add_argument("--fp32-rows", type=int, default=300, help="dev rows on which torch runs")
     parser.add_argument("--dev-rows", type=int, default=None, help="evenly spaced dev rows for the int8 check (default: all)")
     parser.add_argument("--reuse", action="store_true", help="keep model.fp32.onnx / model.onnx already in --out (parity only)")
+    parser.add_argument("--fp16", action="store_true", help="also write model.fp16.onnx, for the CUDA provider")
     args = parser.parse_args(argv)
 
     from qascore.ava.training import load_checkpoint
@@ -120,6 +132,8 @@ def main(argv=None) -> int:
         fusions = optimise(raw, fused, num_heads=config.num_attention_heads, hidden_size=config.hidden_size)
         quantise(fused, int8)
         raw.unlink()
+    if args.fp16:
+        to_float16(fused, out / "model.fp16.onnx")
     shutil.copy(Path(args.backbone) / "tokenizer.json", out / "tokenizer.json")
     report = {"arch": arch, "checkpoint": str(args.checkpoint), "opset": 17, "fusions": fusions,
               "int8_bytes": int8.stat().st_size, "train_config": saved.get("train_config"), "meta": saved.get("meta")}

@@ -50,6 +50,20 @@ def _onnxruntime():
     return onnxruntime
 
 
+_cuda_libraries_preloaded = False
+
+
+def _preload_cuda_libraries(ort) -> None:
+    """onnxruntime-gpu's CUDA provider opens cuBLAS, cuDNN and the CUDA runtime by name; the pip
+    packages the ``gpu`` extra brings keep them in site-packages, off the loader's path, and
+    onnxruntime >= 1.21 can load them from there first (libraries already loaded, say by torch,
+    are kept). Where they are missing the session falls back to the CPU, which we detect below."""
+    global _cuda_libraries_preloaded
+    if not _cuda_libraries_preloaded and hasattr(ort, "preload_dlls"):
+        ort.preload_dlls()
+        _cuda_libraries_preloaded = True
+
+
 def available_devices() -> list[str]:
     """Devices this onnxruntime build offers (``cuda`` only when its provider is compiled in)."""
     providers = _onnxruntime().get_available_providers()
@@ -103,6 +117,8 @@ class OnnxSession:
                 f"(providers: {ort.get_available_providers()}); install 'qascore[gpu]' instead of 'qascore[onnx]'"
             )
         providers = [_CUDA, _CPU] if device in ("cuda", "auto") and cuda_offered else [_CPU]
+        if _CUDA in providers:
+            _preload_cuda_libraries(ort)
         try:
             self._session = ort.InferenceSession(str(self.model_path), sess_options=options, providers=providers)
         except Exception as exc:  # ORT raises its own Fail/InvalidGraph types
