@@ -64,6 +64,19 @@ def _preload_cuda_libraries(ort) -> None:
         _cuda_libraries_preloaded = True
 
 
+def _float_graph_for_cuda(model_path: Path) -> bytes | None:
+    """The float graph of a dynamic-int8 model (None for other models): int8 runs mostly on the
+    CPU under the CUDA provider (see :mod:`qascore.runtime.dequantize`)."""
+    from .dequantize import DequantizeError, dequantized_model_bytes
+
+    try:
+        return dequantized_model_bytes(model_path)
+    except (ImportError, DequantizeError) as exc:
+        warnings.warn(f"{model_path}: {exc}; running the int8 graph on CUDA, where most of it falls back to the CPU",
+                      RuntimeWarning, stacklevel=3)
+        return None
+
+
 def available_devices() -> list[str]:
     """Devices this onnxruntime build offers (``cuda`` only when its provider is compiled in)."""
     providers = _onnxruntime().get_available_providers()
@@ -85,6 +98,8 @@ class OnnxSession:
     back to the CPU); ``"auto"`` (CUDA when it really starts, else the CPU with a warning that
     names the reason). ``n_threads``: intra-op threads on the CPU (None = all cores).
     ``input_names``: the inputs the caller will feed; the model must declare exactly these.
+    ``dequantize_on_cuda``: on CUDA, run a dynamic-int8 model as the float graph of its
+    dequantised weights (``graph`` says which graph runs; see :mod:`qascore.runtime.dequantize`).
     """
 
     def __init__(
@@ -95,6 +110,7 @@ class OnnxSession:
         n_threads: int | None = None,
         input_names: Iterable[str] | None = None,
         output_names: Iterable[str] | None = None,
+        dequantize_on_cuda: bool = True,
     ) -> None:
         if device not in DEVICES:
             raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
@@ -117,12 +133,14 @@ class OnnxSession:
                 f"(providers: {ort.get_available_providers()}); install 'qascore[gpu]' instead of 'qascore[onnx]'"
             )
         providers = [_CUDA, _CPU] if device in ("cuda", "auto") and cuda_offered else [_CPU]
+        self.graph = "as-stored"
+        source = str(self.model_path)
         if _CUDA in providers:
             _preload_cuda_libraries(ort)
-        try:
-            self._session = ort.InferenceSession(str(self.model_path), sess_options=options, providers=providers)
-        except Exception as exc:  # ORT raises its own Fail/InvalidGraph types
-            raise ModelFileError(f"cannot load ONNX model {self.model_path}: {exc}") from exc
+            float_graph = _float_graph_for_cuda(self.model_path) if dequantize_on_cuda else None
+            if float_graph is not None:
+                source, self.graph = float_graph, "dequantised"
+        self._session = self._open(ort, source, options, providers)
 
         got = self._session.get_providers()
         self.device = "cuda" if got and got[0] == _CUDA else "cpu"
@@ -133,6 +151,9 @@ class OnnxSession:
                     f"device='cuda' but {self.fallback_reason}: no usable GPU or CUDA/cuDNN libraries"
                 )
             warnings.warn(f"device='auto' fell back to the CPU: {self.fallback_reason}", RuntimeWarning, stacklevel=2)
+            if self.graph != "as-stored":  # on the CPU the int8 graph is the fast one
+                self.graph = "as-stored"
+                self._session = self._open(ort, str(self.model_path), options, [_CPU])
 
         self._inputs = {i.name: i for i in self._session.get_inputs()}
         self._outputs = [o.name for o in self._session.get_outputs()]
@@ -150,6 +171,12 @@ class OnnxSession:
             name: _NUMPY_OF_ONNX.get(arg.type) for name, arg in self._inputs.items()
         }
 
+    def _open(self, ort, source, options, providers):
+        try:
+            return ort.InferenceSession(source, sess_options=options, providers=providers)
+        except Exception as exc:  # ORT raises its own Fail/InvalidGraph types
+            raise ModelFileError(f"cannot load ONNX model {self.model_path}: {exc}") from exc
+
     @property
     def input_names(self) -> list[str]:
         return list(self._inputs)
@@ -161,7 +188,8 @@ class OnnxSession:
     def describe(self) -> str:
         """Short settings text for signatures: provider and thread count."""
         threads = "gpu" if self.device == "cuda" else str(self.n_threads)
-        return f"onnxruntime-{_onnxruntime().__version__}|device:{self.device}|threads:{threads}"
+        graph = "" if self.graph == "as-stored" else f"|graph:{self.graph}"
+        return f"onnxruntime-{_onnxruntime().__version__}|device:{self.device}|threads:{threads}{graph}"
 
     def run(self, feeds: Mapping[str, np.ndarray], output_names: Iterable[str] | None = None) -> list[np.ndarray]:
         """Run the model on host arrays; inputs are cast to the dtypes the model declares."""
