@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputFormatError
-from ..io import iter_jsonl, require_field
+from ..io import iter_jsonl, iter_lines, require_field
 
 EVOUNA_SYSTEMS = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")
 
@@ -144,41 +144,91 @@ def _question_ids(questions: list) -> list:
     return [ids.setdefault(text, len(ids)) for text in questions]
 
 
-def load_as2_as_ava(path, *, seed: int = 13, max_candidates: int | None = None) -> Triples:
-    """AVA triples from an answer-sentence-selection file (the paper's AS2 -> AVA construction).
+@dataclass
+class As2Question:
+    """One question of an answer-sentence-selection (AS2) file with its candidate sentences."""
 
-    JSONL lines ``{"question", "candidates": [{"sentence", "label"}]}`` (TREC-QA / WikiQA
-    format). Per question with at least one correct sentence, one correct sentence (drawn with
-    ``seed``) becomes the reference and every other sentence a candidate with its own label;
-    questions without a correct sentence give no triple (counted in ``dropped``).
-    ``max_candidates`` caps the candidates per question by sampling (correct ones first kept).
+    question: str
+    sentences: list
+    labels: list
+    line: int  # where the question starts in its file
+
+
+WIKIQA_COLUMNS = ("QuestionID", "Question", "DocumentID", "DocumentTitle", "SentenceID", "Sentence", "Label")
+
+
+def read_as2(path) -> list[As2Question]:
+    """The questions of an AS2 file, in file order.
+
+    Two layouts: JSONL lines ``{"question", "candidates": [{"sentence", "label"}]}`` (TREC-QA as
+    shipped in ``ava/trecqa``), or WikiQA's TSV (``.tsv``: a header row of
+    :data:`WIKIQA_COLUMNS`, one sentence per row, rows of a question grouped by ``QuestionID``).
+    Labels are 0/1; anything else, a missing field or a short row names the file and line.
     """
-    rng = np.random.default_rng(seed)
-    q, refs, cands, labels, qids = [], [], [], [], []
-    dropped = {"no_correct_sentence": 0}
+    if str(path).endswith(".tsv"):
+        return _read_wikiqa_tsv(path)
+    questions = []
     for lineno, rec in iter_jsonl(path):
         question = require_field(rec, "question", str, path, lineno)
         rows = require_field(rec, "candidates", list, path, lineno)
         for row in rows:
             if not isinstance(row, dict) or not isinstance(row.get("sentence"), str) or row.get("label") not in (0, 1):
                 raise InputFormatError(path, lineno, "each candidate needs a string 'sentence' and a 0/1 'label'")
-        correct = [i for i, row in enumerate(rows) if row["label"] == 1]
+        questions.append(As2Question(question, [r["sentence"] for r in rows], [int(r["label"]) for r in rows], lineno))
+    return questions
+
+
+def _read_wikiqa_tsv(path) -> list[As2Question]:
+    by_id: dict[str, As2Question] = {}
+    for lineno, line in iter_lines(path):
+        cols = line.split("\t")
+        if lineno == 1:
+            if tuple(cols) != WIKIQA_COLUMNS:
+                raise InputFormatError(path, 1, f"expected the WikiQA header row {' '.join(WIKIQA_COLUMNS)} (tab-separated)")
+            continue
+        if len(cols) != len(WIKIQA_COLUMNS):
+            raise InputFormatError(path, lineno, f"expected {len(WIKIQA_COLUMNS)} tab-separated columns, got {len(cols)}")
+        qid, question, sentence, label = cols[0], cols[1], cols[5], cols[6]
+        if label not in ("0", "1"):
+            raise InputFormatError(path, lineno, f"Label must be 0 or 1, got {label!r}")
+        entry = by_id.setdefault(qid, As2Question(question, [], [], lineno))
+        if entry.question != question:
+            raise InputFormatError(path, lineno, f"question {qid} has another text than on line {entry.line}")
+        entry.sentences.append(sentence)
+        entry.labels.append(int(label))
+    return list(by_id.values())
+
+
+def load_as2_as_ava(path, *, seed: int = 13, max_candidates: int | None = None) -> Triples:
+    """AVA triples from an answer-sentence-selection file (the paper's AS2 -> AVA construction).
+
+    Any layout :func:`read_as2` reads. Per question with at least one correct sentence, one
+    correct sentence (drawn with ``seed``) becomes the reference and every other sentence a
+    candidate with its own label; questions without a correct sentence give no triple (counted in
+    ``dropped``). ``max_candidates`` caps the candidates per question by sampling (correct ones
+    first kept).
+    """
+    rng = np.random.default_rng(seed)
+    q, refs, cands, labels, qids = [], [], [], [], []
+    dropped = {"no_correct_sentence": 0}
+    for entry in read_as2(path):
+        correct = [i for i, label in enumerate(entry.labels) if label == 1]
         if not correct:
             dropped["no_correct_sentence"] += 1
             continue
         ref = int(rng.choice(correct))
-        others = [i for i in range(len(rows)) if i != ref]
+        others = [i for i in range(len(entry.labels)) if i != ref]
         if max_candidates is not None and len(others) > max_candidates:
-            positives = [i for i in others if rows[i]["label"] == 1]
-            negatives = [i for i in others if rows[i]["label"] == 0]
+            positives = [i for i in others if entry.labels[i] == 1]
+            negatives = [i for i in others if entry.labels[i] == 0]
             keep_neg = max(0, max_candidates - len(positives))
             others = sorted(positives[:max_candidates] + rng.permutation(negatives)[:keep_neg].tolist())
         for i in others:
-            q.append(question)
-            refs.append([rows[ref]["sentence"]])
-            cands.append(rows[i]["sentence"])
-            labels.append(rows[i]["label"])
-            qids.append(lineno)
+            q.append(entry.question)
+            refs.append([entry.sentences[ref]])
+            cands.append(entry.sentences[i])
+            labels.append(entry.labels[i])
+            qids.append(entry.line)
     systems = ["as2"] * len(q)
     return Triples(q, refs, cands, np.asarray(labels, dtype=np.int64), systems, qids, dropped)
 

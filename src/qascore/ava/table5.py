@@ -18,20 +18,23 @@ from collections import Counter
 import numpy as np
 
 from . import agreement, compute_features, load_default_model, ranking_metrics
-from ..io import iter_jsonl, require_field
+from .data import read_as2
 from ..text import get_tokenizer
 
 NOISE_SEED = 13
 
 
 def load_as2(path):
-    """Flat rows (group, question, sentence, label) of an AS2 JSONL file."""
+    """Flat rows (group, question, sentence, label) of an AS2 file (:func:`read_as2` layouts),
+    keeping the questions with at least one correct sentence (the "filtered" setting: AVA needs a
+    reference), and how many questions were left out."""
     groups, questions, sentences, labels = [], [], [], []
-    for lineno, rec in iter_jsonl(path):
-        question = require_field(rec, "question", str, path, lineno)
-        for cand in require_field(rec, "candidates", list, path, lineno):
-            groups.append(lineno); questions.append(question)
-            sentences.append(cand["sentence"]); labels.append(int(cand["label"]))
+    kept = [entry for entry in read_as2(path) if any(entry.labels)]
+    for group, entry in enumerate(kept):
+        groups += [group] * len(entry.sentences)
+        questions += [entry.question] * len(entry.sentences)
+        sentences += entry.sentences
+        labels += entry.labels
     return np.asarray(groups), questions, sentences, np.asarray(labels)
 
 
