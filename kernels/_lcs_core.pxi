@@ -18,6 +18,7 @@ ctypedef struct Scratch:
     uint64_t* mask      # [vocab] single-word match vector of each token (all zero between pairs)
     int32_t* slot       # [vocab] 1 + dense index of a token in the pattern, 0 when absent
     int32_t* count      # [vocab] token counts (rougeLsum clipping); all zero between pairs
+    Py_ssize_t vocab_cap  # ids below this index the three tables above
     uint64_t* pm        # multi-word match rows, one row of W words per distinct pattern token
     Py_ssize_t pm_cap
     uint64_t* v         # bit-vector rows (W words, or (n + 1) * W for backtracking)
@@ -39,7 +40,26 @@ cdef Scratch* scratch_new(Py_ssize_t vocab_size) noexcept nogil:
     if s.mask == NULL or s.slot == NULL or s.count == NULL:
         scratch_free(s)
         return NULL
+    s.vocab_cap = vocab_size + 1
     return s
+
+
+cdef int scratch_fit_vocab(Scratch* s, Py_ssize_t vocab_size) noexcept nogil:
+    """Make the per-id tables of ``s`` cover ids below ``vocab_size`` (for ids renumbered per
+    pair); 0 on success, -1 when out of memory (``s`` is then unusable)."""
+    cdef Py_ssize_t cap = max(s.vocab_cap, 64)
+    if s.vocab_cap and vocab_size <= s.vocab_cap:
+        return 0
+    while cap < vocab_size:
+        cap *= 2
+    free(s.mask)
+    free(s.slot)
+    free(s.count)
+    s.mask = <uint64_t*>calloc(cap, sizeof(uint64_t))
+    s.slot = <int32_t*>calloc(cap, sizeof(int32_t))
+    s.count = <int32_t*>calloc(cap, sizeof(int32_t))
+    s.vocab_cap = cap if (s.mask != NULL and s.slot != NULL and s.count != NULL) else 0
+    return 0 if s.vocab_cap else -1
 
 
 cdef void scratch_free(Scratch* s) noexcept nogil:
