@@ -245,14 +245,13 @@ cdef inline int32_t table_find_prefix(const Table *t, const uint8_t *s, int64_t 
         slot = (slot + 1) & t.mask
 
 
-cdef inline void table_place(Table *t, Slot *slots, uint64_t mask, int64_t raw, uint64_t h) noexcept nogil:
-    cdef int64_t start = t.starts[raw]
-    cdef int64_t n = t.starts[raw + 1] - start
+cdef inline void table_place(Table *t, Slot *slots, uint64_t mask, int64_t raw, uint64_t h,
+                             uint64_t prefix) noexcept nogil:
     cdef uint64_t slot = h & mask
     while slots[slot].id_plus_one != 0:
         slot = (slot + 1) & mask
-    slots[slot].prefix = qascore_load_word(t.arena + start, n)
-    slots[slot].length = <uint32_t>n
+    slots[slot].prefix = prefix
+    slots[slot].length = <uint32_t>(t.starts[raw + 1] - t.starts[raw])
     slots[slot].id_plus_one = <int32_t>(raw + 1)
 
 
@@ -279,11 +278,13 @@ cdef bint table_grow_entries(Table *t) noexcept nogil:
 cdef bint table_grow_slots(Table *t) noexcept nogil:
     cdef uint64_t mask = t.mask * 2 + 1
     cdef Slot *slots = <Slot *>calloc(mask + 1, sizeof(Slot))
-    cdef int64_t raw
+    cdef int64_t raw, n
     if slots == NULL:
         return False
     for raw in range(t.count):
-        table_place(t, slots, mask, raw, hash_token(t.arena + t.starts[raw], t.starts[raw + 1] - t.starts[raw]))
+        n = t.starts[raw + 1] - t.starts[raw]
+        table_place(t, slots, mask, raw, hash_token(t.arena + t.starts[raw], n),
+                    qascore_load_word(t.arena + t.starts[raw], n))
     free(t.slots)
     t.slots, t.mask = slots, mask
     return True
@@ -300,8 +301,10 @@ cdef bint table_reserve(Table *t, int64_t n_types, int64_t n_bytes) noexcept nog
     return n_bytes <= t.arena_capacity or table_grow_arena(t, n_bytes)
 
 
-cdef int32_t table_add(Table *t, const uint8_t *s, int64_t n, uint64_t h) noexcept nogil:
-    """Append a token known to be absent; -1 when memory (or the int32 id space) runs out."""
+cdef int32_t table_add(Table *t, const uint8_t *s, int64_t n, uint64_t h, uint64_t prefix) noexcept nogil:
+    """Append a token known to be absent (hash h, first word prefix; s has SLACK readable bytes
+    past n); -1 when memory (or the int32 id space) runs out."""
+    cdef int64_t k
     if t.count >= 0x7FFFFFFE or n > <int64_t>0xFFFFFFFFLL:
         return -1
     if t.arena_used + n > t.arena_capacity and not table_grow_arena(t, t.arena_used + n):
@@ -310,11 +313,12 @@ cdef int32_t table_add(Table *t, const uint8_t *s, int64_t n, uint64_t h) noexce
         return -1
     if 5 * (t.count + 1) > 4 * <int64_t>(t.mask + 1) and not table_grow_slots(t):
         return -1
-    memcpy(t.arena + t.arena_used, s, n)
+    for k in range(0, n, 8):  # whole words (the arena keeps SLACK bytes): no call, no byte stores
+        memcpy(t.arena + t.arena_used + k, s + k, 8)
     t.arena_used += n
     t.count += 1
     t.starts[t.count] = t.arena_used
-    table_place(t, t.slots, t.mask, t.count - 1, h)
+    table_place(t, t.slots, t.mask, t.count - 1, h, prefix)
     return <int32_t>(t.count - 1)
 
 

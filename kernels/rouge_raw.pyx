@@ -83,7 +83,7 @@ cdef int64_t read_tokens_of(Worker *w, const CodeUnit *text, int64_t n, bint int
             return count
         token_id = table_find_prefix(&w.table, token, length, h, prefix)
         if token_id < 0 and intern:
-            token_id = table_add(&w.table, token, length, h)
+            token_id = table_add(&w.table, token, length, h, prefix)
             if token_id < 0:
                 return -1
         out[count] = token_id

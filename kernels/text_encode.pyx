@@ -105,13 +105,13 @@ cdef inline bint emit_hashed_token(Table *shared, Chunk *chunk, int64_t n, uint6
     cdef int32_t local
     if raw < 0:
         if not parallel:
-            raw = table_add(shared, s, n, h)
+            raw = table_add(shared, s, n, h, prefix)
             if raw < 0:
                 return False
         else:
             local = table_find_prefix(&chunk.local, s, n, h, prefix)
             if local < 0:
-                local = table_add(&chunk.local, s, n, h)
+                local = table_add(&chunk.local, s, n, h, prefix)
                 if local < 0:
                     return False
             raw = -1 - local
@@ -227,7 +227,7 @@ cdef bint merge_chunk(Table *shared, Chunk *chunk) noexcept nogil:
         h = hash_token(local.arena + start, n)
         raw = table_find(shared, local.arena + start, n, h)
         if raw < 0:
-            raw = table_add(shared, local.arena + start, n, h)
+            raw = table_add(shared, local.arena + start, n, h, qascore_load_word(local.arena + start, n))
             if raw < 0:
                 free(to_shared)
                 return False
