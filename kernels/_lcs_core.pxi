@@ -117,22 +117,51 @@ cdef inline int64_t lcs_single_word(const int32_t* p, Py_ssize_t m, const int32_
     return popcount64(~v)
 
 
-cdef Py_ssize_t build_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noexcept nogil:
-    """Fill ``s.slot`` and ``s.pm`` for pattern ``p``; returns W, or -1 when out of memory."""
-    cdef Py_ssize_t W = (m + 63) >> 6, i, distinct = 0
-    cdef int32_t d
+cdef Py_ssize_t number_pattern_tokens(const int32_t* p, Py_ssize_t m, Scratch* s) noexcept nogil:
+    """``s.slot[t]`` = 1 + dense index of token t among the distinct tokens of ``p``; returns how many."""
+    cdef Py_ssize_t i, distinct = 0
     for i in range(m):
         if s.slot[p[i]] == 0:
             distinct += 1
             s.slot[p[i]] = <int32_t>distinct
+    return distinct
+
+
+cdef Py_ssize_t build_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noexcept nogil:
+    """Fill ``s.slot`` and ``s.pm`` (one row of W words per distinct token) for pattern ``p``;
+    returns W, or -1 when out of memory."""
+    cdef Py_ssize_t W = (m + 63) >> 6, i
+    cdef Py_ssize_t distinct = number_pattern_tokens(p, m, s)
+    cdef int32_t d
     if grow_words(&s.pm, &s.pm_cap, distinct * W) != 0:
-        for i in range(m):
-            s.slot[p[i]] = 0
+        clear_match_rows(p, m, s)
         return -1
     memset(s.pm, 0, distinct * W * sizeof(uint64_t))
     for i in range(m):
         d = s.slot[p[i]] - 1
         s.pm[d * W + (i >> 6)] |= (<uint64_t>1) << (i & 63)
+    return W
+
+
+cdef Py_ssize_t build_match_blocks(const int32_t* p, Py_ssize_t m, Scratch* s, Py_ssize_t* distinct) noexcept nogil:
+    """``build_match_rows`` laid out block-major for lcs_multi_word: word w of token d lives in
+    group g = w / 8 at ``8 g D + d * gs + w % 8`` (D distinct tokens, gs = the group's width: 8,
+    or what is left in the last group). A sweep over one group then reads D * gs contiguous
+    words, which stay in cache, instead of one cache line out of every W-word row."""
+    cdef Py_ssize_t W = (m + 63) >> 6, i, w, g, gs
+    cdef Py_ssize_t D = number_pattern_tokens(p, m, s)
+    cdef int32_t d
+    distinct[0] = D
+    if grow_words(&s.pm, &s.pm_cap, D * W) != 0:
+        clear_match_rows(p, m, s)
+        return -1
+    memset(s.pm, 0, D * W * sizeof(uint64_t))
+    for i in range(m):
+        d = s.slot[p[i]] - 1
+        w = i >> 6
+        g = w >> 3
+        gs = min(8, W - 8 * g)
+        s.pm[8 * g * D + d * gs + (w & 7)] |= (<uint64_t>1) << (i & 63)
     return W
 
 
@@ -162,16 +191,18 @@ cdef inline uint64_t hyyro_step(uint64_t x, uint64_t match, unsigned char* carry
 
 cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py_ssize_t n,
                             Scratch* s) noexcept nogil:
-    """Blocks of four words kept in registers sweep the whole text, the carry out of each block
-    parked per text token for the next block: no store/load of V between text tokens, and the
-    four words of a block overlap in the pipeline."""
-    cdef Py_ssize_t W, j, k, kb, nt = 0
+    """Blocks of eight (then four, then one) words kept in registers sweep the whole text, the
+    carry out of each block parked per text token for the next block: no store/load of V between
+    text tokens, and the words of a block overlap in the pipeline. Match words are block-major
+    (build_match_blocks), so each sweep reads a small contiguous table."""
+    cdef Py_ssize_t W, D, j, k, kb, nt = 0, gs, base
     cdef int32_t d
     cdef int64_t total = 0
     cdef uint64_t v0, v1, v2, v3, v4, v5, v6, v7
     cdef const uint64_t* row
+    cdef const uint64_t* block
     cdef unsigned char c
-    W = build_match_rows(p, m, s)
+    W = build_match_blocks(p, m, s, &D)
     if W < 0:
         return -1
     if n > s.text_cap:
@@ -187,15 +218,16 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
     for j in range(n):
         d = s.slot[t[j]]
         if d != 0:  # a token absent from the pattern leaves V unchanged: drop it
-            s.text_rows[nt] = (d - 1) * W
+            s.text_rows[nt] = d - 1
             s.carries[nt] = 0
             nt += 1
     clear_match_rows(p, m, s)
     kb = 0
-    while kb + 8 <= W:
+    while kb + 8 <= W:  # whole groups: width 8
         v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = ALL_ONES
+        block = &s.pm[kb * D]
         for j in range(nt):
-            row = &s.pm[s.text_rows[j] + kb]
+            row = &block[s.text_rows[j] * 8]
             c = s.carries[j]
             v0 = hyyro_step(v0, row[0], &c)
             v1 = hyyro_step(v1, row[1], &c)
@@ -209,10 +241,14 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
         total += (popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
                   + popcount64(~v4) + popcount64(~v5) + popcount64(~v6) + popcount64(~v7))
         kb += 8
-    while kb + 4 <= W:
+    # the last group, narrower than 8 words: a block of four, then single words
+    gs = W - kb
+    block = &s.pm[kb * D]
+    base = 0
+    if base + 4 <= gs:
         v0 = v1 = v2 = v3 = ALL_ONES
         for j in range(nt):
-            row = &s.pm[s.text_rows[j] + kb]
+            row = &block[s.text_rows[j] * gs]
             c = s.carries[j]
             v0 = hyyro_step(v0, row[0], &c)
             v1 = hyyro_step(v1, row[1], &c)
@@ -220,12 +256,12 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
             v3 = hyyro_step(v3, row[3], &c)
             s.carries[j] = c
         total += popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
-        kb += 4
-    for k in range(kb, W):
+        base = 4
+    for k in range(base, gs):
         v0 = ALL_ONES
         for j in range(nt):
             c = s.carries[j]
-            v0 = hyyro_step(v0, s.pm[s.text_rows[j] + k], &c)
+            v0 = hyyro_step(v0, block[s.text_rows[j] * gs + k], &c)
             s.carries[j] = c
         total += popcount64(~v0)
     # bits at positions >= m start as ones and stay ones, so ~V counts nothing there

@@ -96,6 +96,15 @@ cdef extern from *:
         return w | (qascore_letter_bytes(w) >> 2);
     }
 
+    /* The token-byte flags of text[i : i + 8] (zeros past n) as 8 bits, bit k for byte i + k. */
+    static inline uint64_t qascore_alnum_bits8(const uint8_t *text, int64_t n, int64_t i) {
+        uint64_t w = qascore_load_span(text, n, i, n - i < 8 ? n - i : 8);
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);
+    #endif
+        return ((qascore_alnum_bytes(w) >> 7) * 0x0102040810204080ULL) >> 56;
+    }
+
     /* Position in memory order (0 = lowest address) of the first flagged byte; flags != 0. */
     static inline int64_t qascore_first_flag(uint64_t flags) {
     #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -116,6 +125,8 @@ cdef extern from *:
     uint64_t qascore_alnum_bytes(uint64_t w) noexcept nogil
     uint64_t qascore_lower_bytes(uint64_t w) noexcept nogil
     int64_t qascore_first_flag(uint64_t flags) noexcept nogil
+    uint64_t qascore_alnum_bits8(const uint8_t *text, int64_t n, int64_t i) noexcept nogil
+    int qascore_ctz "__builtin_ctzll"(unsigned long long) noexcept nogil
     bint Py_UNICODE_ISSPACE(uint32_t code) noexcept nogil  # what str.split() and str.isspace() use
 
 cdef enum:
@@ -172,6 +183,7 @@ cdef struct Table:
     uint8_t *arena
     int64_t arena_used, arena_capacity
     int64_t *starts
+    int64_t *slot_of  # the slot of each token, so that table_clear empties only those
     int64_t count, capacity
     Slot *slots
     uint64_t mask
@@ -180,9 +192,11 @@ cdef struct Table:
 cdef void table_free(Table *t) noexcept nogil:
     free(t.arena)
     free(t.starts)
+    free(t.slot_of)
     free(t.slots)
     t.arena = NULL
     t.starts = NULL
+    t.slot_of = NULL
     t.slots = NULL
 
 
@@ -199,8 +213,9 @@ cdef bint table_init_sized(Table *t, int64_t n_types) noexcept nogil:
     t.mask = 2 * n_types - 1
     t.arena = <uint8_t *>malloc(t.arena_capacity + SLACK)
     t.starts = <int64_t *>malloc((t.capacity + 1) * sizeof(int64_t))
+    t.slot_of = <int64_t *>malloc((t.capacity + 1) * sizeof(int64_t))
     t.slots = <Slot *>calloc(t.mask + 1, sizeof(Slot))
-    if not (t.arena and t.starts and t.slots):
+    if not (t.arena and t.starts and t.slot_of and t.slots):
         table_free(t)
         return False
     t.starts[0] = 0
@@ -208,31 +223,18 @@ cdef bint table_init_sized(Table *t, int64_t n_types) noexcept nogil:
 
 
 cdef void table_clear(Table *t) noexcept nogil:
-    """Forget every token, keeping the memory: in time proportional to the tokens held when the
-    slot array is much larger (a per-pair table that once grew for a long text)."""
-    cdef int64_t raw, start, n
-    cdef uint64_t slot
-    if 16 * t.count >= <int64_t>(t.mask + 1):
-        memset(t.slots, 0, (t.mask + 1) * sizeof(Slot))
-    else:
-        for raw in range(t.count):
-            start = t.starts[raw]
-            n = t.starts[raw + 1] - start
-            slot = hash_token(t.arena + start, n) & t.mask
-            while t.slots[slot].id_plus_one != raw + 1:  # slots cleared before may lie on the way
-                slot = (slot + 1) & t.mask
-            t.slots[slot].id_plus_one = 0
+    """Forget every token, keeping the memory, in time proportional to the tokens held (a
+    per-pair table is cleared for every pair)."""
+    cdef int64_t raw
+    for raw in range(t.count):
+        t.slots[t.slot_of[raw]].id_plus_one = 0
     t.count = 0
     t.arena_used = 0
 
 
-cdef inline int32_t table_find(const Table *t, const uint8_t *s, int64_t n, uint64_t h) noexcept nogil:
-    return table_find_prefix(t, s, n, h, qascore_load_word(s, n))
-
-
 cdef inline int32_t table_find_prefix(const Table *t, const uint8_t *s, int64_t n, uint64_t h,
                                       uint64_t prefix) noexcept nogil:
-    """table_find with the token's first word (qascore_load_word(s, n)) already at hand."""
+    """Id of the n-byte token s (hash h, first word prefix as qascore_load_word gives it), -1 when absent."""
     cdef uint64_t slot = h & t.mask
     cdef const Slot *entry
     while True:
@@ -245,14 +247,18 @@ cdef inline int32_t table_find_prefix(const Table *t, const uint8_t *s, int64_t 
         slot = (slot + 1) & t.mask
 
 
-cdef inline void table_place(Table *t, Slot *slots, uint64_t mask, int64_t raw, uint64_t h,
-                             uint64_t prefix) noexcept nogil:
-    cdef uint64_t slot = h & mask
-    while slots[slot].id_plus_one != 0:
-        slot = (slot + 1) & mask
+cdef inline void table_place(Table *t, Slot *slots, uint64_t slot, int64_t raw, uint64_t prefix) noexcept nogil:
     slots[slot].prefix = prefix
     slots[slot].length = <uint32_t>(t.starts[raw + 1] - t.starts[raw])
     slots[slot].id_plus_one = <int32_t>(raw + 1)
+    t.slot_of[raw] = <int64_t>slot
+
+
+cdef inline uint64_t free_slot(const Slot *slots, uint64_t mask, uint64_t h) noexcept nogil:
+    cdef uint64_t slot = h & mask
+    while slots[slot].id_plus_one != 0:
+        slot = (slot + 1) & mask
+    return slot
 
 
 cdef bint table_grow_arena(Table *t, int64_t needed) noexcept nogil:
@@ -271,20 +277,25 @@ cdef bint table_grow_entries(Table *t) noexcept nogil:
     cdef int64_t *starts = <int64_t *>realloc(t.starts, (capacity + 1) * sizeof(int64_t))
     if starts == NULL:
         return False
-    t.starts, t.capacity = starts, capacity
+    t.starts = starts
+    cdef int64_t *slot_of = <int64_t *>realloc(t.slot_of, (capacity + 1) * sizeof(int64_t))
+    if slot_of == NULL:
+        return False
+    t.slot_of, t.capacity = slot_of, capacity
     return True
 
 
 cdef bint table_grow_slots(Table *t) noexcept nogil:
     cdef uint64_t mask = t.mask * 2 + 1
     cdef Slot *slots = <Slot *>calloc(mask + 1, sizeof(Slot))
-    cdef int64_t raw, n
+    cdef int64_t raw, start, n
     if slots == NULL:
         return False
     for raw in range(t.count):
-        n = t.starts[raw + 1] - t.starts[raw]
-        table_place(t, slots, mask, raw, hash_token(t.arena + t.starts[raw], n),
-                    qascore_load_word(t.arena + t.starts[raw], n))
+        start = t.starts[raw]
+        n = t.starts[raw + 1] - start
+        table_place(t, slots, free_slot(slots, mask, hash_token(t.arena + start, n)), raw,
+                    qascore_load_word(t.arena + start, n))
     free(t.slots)
     t.slots, t.mask = slots, mask
     return True
@@ -301,10 +312,27 @@ cdef bint table_reserve(Table *t, int64_t n_types, int64_t n_bytes) noexcept nog
     return n_bytes <= t.arena_capacity or table_grow_arena(t, n_bytes)
 
 
+cdef inline bint table_has_room(const Table *t, int64_t n) noexcept nogil:
+    """Room for one more token of n bytes without growing anything."""
+    return (t.count < t.capacity and t.arena_used + n <= t.arena_capacity
+            and 5 * (t.count + 1) <= 4 * <int64_t>(t.mask + 1))
+
+
+cdef inline int32_t table_store(Table *t, const uint8_t *s, int64_t n, uint64_t slot, uint64_t prefix) noexcept nogil:
+    """Append a token at an empty slot of its probe chain (table_has_room must hold)."""
+    cdef int64_t k
+    for k in range(0, n, 8):  # whole words (the arena keeps SLACK bytes): no call, no byte stores
+        memcpy(t.arena + t.arena_used + k, s + k, 8)
+    t.arena_used += n
+    t.count += 1
+    t.starts[t.count] = t.arena_used
+    table_place(t, t.slots, slot, t.count - 1, prefix)
+    return <int32_t>(t.count - 1)
+
+
 cdef int32_t table_add(Table *t, const uint8_t *s, int64_t n, uint64_t h, uint64_t prefix) noexcept nogil:
     """Append a token known to be absent (hash h, first word prefix; s has SLACK readable bytes
     past n); -1 when memory (or the int32 id space) runs out."""
-    cdef int64_t k
     if t.count >= 0x7FFFFFFE or n > <int64_t>0xFFFFFFFFLL:
         return -1
     if t.arena_used + n > t.arena_capacity and not table_grow_arena(t, t.arena_used + n):
@@ -313,13 +341,24 @@ cdef int32_t table_add(Table *t, const uint8_t *s, int64_t n, uint64_t h, uint64
         return -1
     if 5 * (t.count + 1) > 4 * <int64_t>(t.mask + 1) and not table_grow_slots(t):
         return -1
-    for k in range(0, n, 8):  # whole words (the arena keeps SLACK bytes): no call, no byte stores
-        memcpy(t.arena + t.arena_used + k, s + k, 8)
-    t.arena_used += n
-    t.count += 1
-    t.starts[t.count] = t.arena_used
-    table_place(t, t.slots, t.mask, t.count - 1, h, prefix)
-    return <int32_t>(t.count - 1)
+    return table_store(t, s, n, free_slot(t.slots, t.mask, h), prefix)
+
+
+cdef inline int32_t table_intern(Table *t, const uint8_t *s, int64_t n, uint64_t h, uint64_t prefix) noexcept nogil:
+    """The id of a token, added when absent, probing once when no growth is due; -1 when out of memory."""
+    cdef uint64_t slot = h & t.mask
+    cdef const Slot *entry
+    while True:
+        entry = &t.slots[slot]
+        if entry.id_plus_one == 0:
+            break
+        if entry.prefix == prefix and entry.length == n:
+            if n <= 8 or memcmp(t.arena + t.starts[entry.id_plus_one - 1] + 8, s + 8, n - 8) == 0:
+                return entry.id_plus_one - 1
+        slot = (slot + 1) & t.mask
+    if table_has_room(t, n):
+        return table_store(t, s, n, slot, prefix)
+    return table_add(t, s, n, h, prefix)
 
 
 cdef struct GrowBuffer:
@@ -375,29 +414,62 @@ cdef inline void push_byte(uint8_t *token, int64_t *length, uint8_t byte, uint64
     length[0] += 1
 
 
-cdef inline int64_t next_latin1_token(const uint8_t *text, int64_t n, int64_t *pos, uint8_t *token,
+cdef struct RougeCursor:
+    # Where next_rouge_token is in a text; for Latin-1 text also the text's token-byte bitmap
+    # (bit i of bits[i / 64] set when byte i belongs to a token), built once by rouge_cursor_init.
+    int64_t pos
+    const uint64_t *bits
+
+
+cdef inline bint rouge_cursor_init(RougeCursor *cursor, const CodeUnit *text, int64_t n,
+                                   GrowBuffer *bitmap) noexcept nogil:
+    """Start reading ``text``; ``bitmap`` (8-byte items) holds the bitmap of Latin-1 text.
+    False when out of memory. Classifying the whole text first, eight bytes at a time with no
+    dependence between words, leaves only a short chain of bit operations from one token to the
+    next (finding each boundary by loads and compares chained through the positions was the
+    tokeniser's main cost)."""
+    cdef int64_t n_words = (n + 63) >> 6, k, b
+    cdef uint64_t word
+    cdef uint64_t *bits
+    cursor.pos = 0
+    cursor.bits = NULL
+    if CodeUnit is uint8_t:
+        if not buffer_reserve(bitmap, n_words + 1):
+            return False
+        bits = <uint64_t *>bitmap.data
+        for k in range(n_words):
+            word = 0
+            for b in range(8):
+                word |= qascore_alnum_bits8(text, n, 64 * k + 8 * b) << (8 * b)
+            bits[k] = word
+        bits[n_words] = 0  # stops the search for a token's end
+        cursor.bits = bits
+    return True
+
+
+cdef inline int64_t next_latin1_token(const uint8_t *text, int64_t n, RougeCursor *cursor, uint8_t *token,
                                       uint64_t *hash, uint64_t *prefix) noexcept nogil:
-    """next_rouge_token on Latin-1 storage, eight code points at a time: in Latin-1 the rule is
-    plain ASCII (ROUGE_LATIN1: letters lowercased, digits kept, every other byte separates),
-    so a token is a lowercased run of ASCII letters and digits of the text."""
-    cdef int64_t i = pos[0], start, length, k
-    cdef uint64_t flags, word, h = HASH_SEED
-    while True:  # the first token byte at or after i
-        if i >= n:
-            pos[0] = n
+    """next_rouge_token on Latin-1 storage: in Latin-1 the rule is plain ASCII (ROUGE_LATIN1:
+    letters lowercased, digits kept, every other byte separates), so a token is a lowercased run
+    of the bitmap's bytes, read back eight at a time."""
+    cdef int64_t pos = cursor.pos, k = pos >> 6, start, length
+    cdef uint64_t m, word, h = HASH_SEED
+    cdef const uint64_t *bits = cursor.bits
+    if pos >= n:
+        return 0
+    m = bits[k] & (~(<uint64_t>0) << (pos & 63))
+    while m == 0:
+        k += 1
+        if (k << 6) >= n:
+            cursor.pos = n
             return 0
-        flags = qascore_alnum_bytes(qascore_load_span(text, n, i, min(n - i, 8)))
-        if flags:
-            break
-        i += 8
-    start = i + qascore_first_flag(flags)
-    i = start
-    while True:  # the first separator after it (bytes past the end read as zero, a separator)
-        flags = ~qascore_alnum_bytes(qascore_load_span(text, n, i, min(n - i, 8))) & QS_HIGHS
-        if flags:
-            break
-        i += 8
-    length = i + qascore_first_flag(flags) - start
+        m = bits[k]
+    start = (k << 6) + qascore_ctz(m)
+    m = ~bits[k] & (~(<uint64_t>0) << (start & 63))
+    while m == 0:  # bits[n_words] is 0: this ends
+        k += 1
+        m = ~bits[k]
+    length = (k << 6) + qascore_ctz(m) - start
     k = 0
     while k + 8 < length:  # whole words before the last one
         word = qascore_lower_bytes(qascore_load_span(text, n, start + k, 8))
@@ -406,20 +478,21 @@ cdef inline int64_t next_latin1_token(const uint8_t *text, int64_t n, int64_t *p
         k += 8
     word = qascore_lower_bytes(qascore_load_span(text, n, start + k, length - k))
     memcpy(token + k, &word, 8)
-    pos[0] = start + length
+    cursor.pos = start + length
     hash[0] = hash_end(hash_mix(h, word), length)
     prefix[0] = word if length <= 8 else qascore_load_word(token, 8)
     return length
 
 
-cdef inline int64_t next_rouge_token(const CodeUnit *text, int64_t n, int64_t *pos, uint8_t *token,
+cdef inline int64_t next_rouge_token(const CodeUnit *text, int64_t n, RougeCursor *cursor, uint8_t *token,
                                      uint64_t *hash, uint64_t *prefix) noexcept nogil:
-    """Read the next rouge token of ``text[pos[0]:n]`` into ``token`` (room for n - pos[0] bytes
-    plus SLACK), set its hash (as hash_token) and first word (as qascore_load_word), move pos[0]
-    past it; returns its length, 0 when no token is left."""
+    """Read the next rouge token of ``text[cursor.pos:n]`` (cursor from rouge_cursor_init) into
+    ``token`` (room for n - cursor.pos bytes plus SLACK), set its hash (as hash_token) and first
+    word (as qascore_load_word), move the cursor past it; returns its length, 0 when no token is
+    left."""
     if CodeUnit is uint8_t:
-        return next_latin1_token(text, n, pos, token, hash, prefix)
-    cdef int64_t i = pos[0], length = 0
+        return next_latin1_token(text, n, cursor, token, hash, prefix)
+    cdef int64_t i = cursor.pos, length = 0
     cdef uint8_t byte = 0
     cdef uint64_t word = 0, h = HASH_SEED
     cdef bint ends_token = False
@@ -429,7 +502,7 @@ cdef inline int64_t next_rouge_token(const CodeUnit *text, int64_t n, int64_t *p
         if byte != 0:
             break
     if byte == 0:
-        pos[0] = i
+        cursor.pos = i
         return 0
     # Tokens are hashed while they are read: reading back bytes just written stalls the CPU.
     push_byte(token, &length, byte, &word, &h)
@@ -439,7 +512,7 @@ cdef inline int64_t next_rouge_token(const CodeUnit *text, int64_t n, int64_t *p
             break
         push_byte(token, &length, byte, &word, &h)
         i += 1
-    pos[0] = i
+    cursor.pos = i
     hash[0] = hash_end(hash_mix(h, word), length)
     prefix[0] = word if length <= 8 else qascore_load_word(token, 8)
     return length

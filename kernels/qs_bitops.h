@@ -1,15 +1,15 @@
-/* Word arithmetic for the bit-parallel kernels: add with carry in and carry out.
- * On x86-64 _addcarry_u64 becomes a single ADC (GCC does not emit ADC from the portable form);
- * elsewhere the overflow builtins give the same result. */
+/* Word arithmetic for the bit-parallel kernels: add with carry in and carry out. */
 #ifndef QS_BITOPS_H
 #define QS_BITOPS_H
 #include <stdint.h>
-#if defined(__x86_64__) || defined(_M_X64)
-#include <x86intrin.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The carry goes through the flags in one asm statement: GCC's _addcarry_u64 passed each sum
+   through a stack slot (a store and a reload per word), and a 128-bit sum spilled as well. */
 static inline uint64_t qs_addc(uint64_t a, uint64_t b, unsigned char carry_in, unsigned char *carry_out) {
-    unsigned long long sum;
-    *carry_out = _addcarry_u64(carry_in, a, b, &sum);
-    return (uint64_t)sum;
+    unsigned char c = carry_in;
+    __asm__("addb $0xff, %1\n\tadcq %2, %0\n\tsetc %1" : "+r"(a), "+q"(c) : "r"(b) : "cc");
+    *carry_out = c;
+    return a;
 }
 #else
 static inline uint64_t qs_addc(uint64_t a, uint64_t b, unsigned char carry_in, unsigned char *carry_out) {

@@ -36,6 +36,7 @@ cdef struct Worker:
     # One thread's memory, reused pair after pair.
     Table table  # the current pair's reference tokens -> ids 0, 1, ...
     GrowBuffer token  # uint8: the token being read
+    GrowBuffer bitmap  # uint64: token-byte bitmap of a Latin-1 text (rouge_cursor_init)
     GrowBuffer ref_ids  # int32
     GrowBuffer pred_ids  # int32; -1 for a token the reference lacks
     GrowBuffer keep  # uint8 per reference type: also in the prediction
@@ -49,6 +50,7 @@ cdef void worker_free(Worker *w) noexcept nogil:
         return
     table_free(&w.table)
     free(w.token.data)
+    free(w.bitmap.data)
     free(w.ref_ids.data)
     free(w.pred_ids.data)
     free(w.keep.data)
@@ -62,6 +64,7 @@ cdef Worker *worker_new() noexcept nogil:
     if w == NULL:
         return NULL
     w.token.item_size = 1
+    w.bitmap.item_size = sizeof(uint64_t)
     w.ref_ids.item_size = sizeof(int32_t)
     w.pred_ids.item_size = sizeof(int32_t)
     w.keep.item_size = 1
@@ -73,19 +76,23 @@ cdef Worker *worker_new() noexcept nogil:
 
 
 cdef int64_t read_tokens_of(Worker *w, const CodeUnit *text, int64_t n, bint intern, int32_t *out) noexcept nogil:
-    cdef int64_t i = 0, length, count = 0
+    cdef int64_t length, count = 0
     cdef uint64_t h, prefix
     cdef int32_t token_id
     cdef uint8_t *token = <uint8_t *>w.token.data
+    cdef RougeCursor cursor
+    if not rouge_cursor_init(&cursor, text, n, &w.bitmap):
+        return -1
     while True:
-        length = next_rouge_token(text, n, &i, token, &h, &prefix)
+        length = next_rouge_token(text, n, &cursor, token, &h, &prefix)
         if length == 0:
             return count
-        token_id = table_find_prefix(&w.table, token, length, h, prefix)
-        if token_id < 0 and intern:
-            token_id = table_add(&w.table, token, length, h, prefix)
+        if intern:
+            token_id = table_intern(&w.table, token, length, h, prefix)
             if token_id < 0:
                 return -1
+        else:
+            token_id = table_find_prefix(&w.table, token, length, h, prefix)
         out[count] = token_id
         count += 1
 

@@ -82,6 +82,7 @@ cdef struct Chunk:
     int64_t first_text, end_text
     GrowBuffer ids  # int32 raw ids; in a parallel run -1 - (local id) for a token the shared table lacked
     GrowBuffer token  # uint8: the token being built
+    GrowBuffer bitmap  # uint64: the token-byte bitmap of the current Latin-1 text (rouge rule)
     Table local  # parallel runs: the chunk's tokens absent from the shared table, in first-seen order
     bint has_local
     bint failed
@@ -101,19 +102,17 @@ cdef inline bint emit_hashed_token(Table *shared, Chunk *chunk, int64_t n, uint6
     tokens it lacks in the chunk's own table, merged in text order afterwards (merge_chunk).
     """
     cdef const uint8_t *s = <const uint8_t *>chunk.token.data
-    cdef int32_t raw = table_find_prefix(shared, s, n, h, prefix)
-    cdef int32_t local
-    if raw < 0:
-        if not parallel:
-            raw = table_add(shared, s, n, h, prefix)
-            if raw < 0:
-                return False
-        else:
-            local = table_find_prefix(&chunk.local, s, n, h, prefix)
+    cdef int32_t raw, local
+    if not parallel:
+        raw = table_intern(shared, s, n, h, prefix)
+        if raw < 0:
+            return False
+    else:
+        raw = table_find_prefix(shared, s, n, h, prefix)
+        if raw < 0:
+            local = table_intern(&chunk.local, s, n, h, prefix)
             if local < 0:
-                local = table_add(&chunk.local, s, n, h, prefix)
-                if local < 0:
-                    return False
+                return False
             raw = -1 - local
     if chunk.ids.used == chunk.ids.capacity and not buffer_reserve(&chunk.ids, 1):
         return False
@@ -125,11 +124,14 @@ cdef inline bint emit_hashed_token(Table *shared, Chunk *chunk, int64_t n, uint6
 cdef inline bint scan_rouge_text(Table *shared, Chunk *chunk, const CodeUnit *text, int64_t n,
                                  bint parallel) noexcept nogil:
     """Append the raw ids of one text's rouge tokens to chunk.ids (room reserved by the caller)."""
-    cdef int64_t i = 0, length
+    cdef int64_t length
     cdef uint64_t h, prefix
     cdef uint8_t *token = <uint8_t *>chunk.token.data
+    cdef RougeCursor cursor
+    if not rouge_cursor_init(&cursor, text, n, &chunk.bitmap):
+        return False
     while True:
-        length = next_rouge_token(text, n, &i, token, &h, &prefix)
+        length = next_rouge_token(text, n, &cursor, token, &h, &prefix)
         if length == 0:
             return True
         if not emit_hashed_token(shared, chunk, length, h, prefix, parallel):
@@ -225,12 +227,10 @@ cdef bint merge_chunk(Table *shared, Chunk *chunk) noexcept nogil:
         start = local.starts[i]
         n = local.starts[i + 1] - start
         h = hash_token(local.arena + start, n)
-        raw = table_find(shared, local.arena + start, n, h)
+        raw = table_intern(shared, local.arena + start, n, h, qascore_load_word(local.arena + start, n))
         if raw < 0:
-            raw = table_add(shared, local.arena + start, n, h, qascore_load_word(local.arena + start, n))
-            if raw < 0:
-                free(to_shared)
-                return False
+            free(to_shared)
+            return False
         to_shared[i] = raw
     for i in range(chunk.ids.used):
         if ids[i] < 0:
@@ -242,6 +242,7 @@ cdef bint merge_chunk(Table *shared, Chunk *chunk) noexcept nogil:
 cdef void free_chunk(Chunk *chunk) noexcept nogil:
     free(chunk.ids.data)
     free(chunk.token.data)
+    free(chunk.bitmap.data)
     if chunk.has_local:
         table_free(&chunk.local)
 
@@ -303,6 +304,7 @@ def encode_raw(list texts, RawInterner interner, int n_jobs, int mode=MODE_ROUGE
         for c in range(n_chunks):
             chunks[c].ids.item_size = sizeof(int32_t)
             chunks[c].token.item_size = 1
+            chunks[c].bitmap.item_size = sizeof(uint64_t)
             if n_chunks > 1:
                 chunks[c].has_local = table_init(&chunks[c].local)
                 if not chunks[c].has_local:
