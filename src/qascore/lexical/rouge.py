@@ -22,6 +22,7 @@ import numpy as np
 from .._kernels.lcs import lcs_lengths, union_lcs_hits_batch
 from .._kernels.ngram import clipped_ngram_matches
 from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
+from .._kernels.text_encode import first_non_str
 from .._parallel import resolve_n_jobs, threads_for
 from ..errors import check_same_length
 from ..signature import make_signature
@@ -114,7 +115,7 @@ def _flatten_references(references, n_predictions: int) -> tuple[list[str], np.n
         raise TypeError("references must be a sequence (one string or list of strings per prediction), not a str")
     references = list(references)
     check_same_length(references, range(n_predictions), "references", "predictions")
-    if set(map(type, references)) <= {str}:  # one reference each, without a Python loop
+    if first_non_str(references) < 0:  # one reference each, without a Python loop
         return references, np.arange(n_predictions + 1, dtype=np.int64)
     flat: list[str] = []
     groups = np.zeros(n_predictions + 1, dtype=np.int64)
@@ -322,20 +323,20 @@ def rouge(
     want_lcs = "rougeL" in types
     pred_rows = np.repeat(np.arange(len(predictions), dtype=np.int64), np.diff(groups))
     pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    # predictions and references are encoded in one call (one pass of the encoder's fixed
-    # costs); references are rows len(predictions) .. of the same packed arrays
+    # when tokens are packed, predictions and references are encoded in one call (one pass of the
+    # encoder's fixed costs); references are rows len(predictions) .. of the same packed arrays
     vocab = Vocabulary()
-    texts = predictions + flat_refs
-    ref_rows = np.arange(len(predictions), len(texts), dtype=np.int64)
+    ref_rows = np.arange(len(predictions), len(predictions) + len(flat_refs), dtype=np.int64)
     if orders or want_lcs:
         if counts_from_raw_strings(tok):
             counts = raw_rouge_counts(predictions, flat_refs, pred_rows, ref_rows - len(predictions),
                                       max(orders, default=0), want_lcs, threads_for(len(flat_refs), jobs))
         else:
             counts = _token_counts(max(orders, default=0), want_lcs, pred_rows, ref_rows,
-                                   tok.encode_batch(texts, vocab, n_jobs=jobs), jobs)
+                                   tok.encode_batch(predictions + flat_refs, vocab, n_jobs=jobs), jobs)
         pairs.update(_scores_of_counts(orders, want_lcs, *counts))
     if "rougeLsum" in types:
+        texts = predictions + flat_refs
         sentences = _encode_sentences(texts, tok, vocab, split_summaries, jobs)
         pairs["rougeLsum"] = _lsum_scores(pred_rows, ref_rows, sentences, jobs)
     scores = {name: _reduce_groups(*pairs[name], groups, multi_ref, gamma) for name in types}
