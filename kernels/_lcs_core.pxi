@@ -9,6 +9,8 @@ cdef extern from *:
 
 cdef extern from "qs_bitops.h":
     uint64_t addc "qs_addc"(uint64_t a, uint64_t b, unsigned char carry_in, unsigned char* carry_out) nogil
+    void hyyro4 "qs_hyyro4"(uint64_t* v0, uint64_t* v1, uint64_t* v2, uint64_t* v3, const uint64_t* m,
+                            unsigned char* carry) nogil
 
 cdef uint64_t ALL_ONES = ~(<uint64_t>0)
 
@@ -229,14 +231,8 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
         for j in range(nt):
             row = &block[s.text_rows[j] * 8]
             c = s.carries[j]
-            v0 = hyyro_step(v0, row[0], &c)
-            v1 = hyyro_step(v1, row[1], &c)
-            v2 = hyyro_step(v2, row[2], &c)
-            v3 = hyyro_step(v3, row[3], &c)
-            v4 = hyyro_step(v4, row[4], &c)
-            v5 = hyyro_step(v5, row[5], &c)
-            v6 = hyyro_step(v6, row[6], &c)
-            v7 = hyyro_step(v7, row[7], &c)
+            hyyro4(&v0, &v1, &v2, &v3, row, &c)
+            hyyro4(&v4, &v5, &v6, &v7, &row[4], &c)
             s.carries[j] = c
         total += (popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
                   + popcount64(~v4) + popcount64(~v5) + popcount64(~v6) + popcount64(~v7))
@@ -250,10 +246,7 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
         for j in range(nt):
             row = &block[s.text_rows[j] * gs]
             c = s.carries[j]
-            v0 = hyyro_step(v0, row[0], &c)
-            v1 = hyyro_step(v1, row[1], &c)
-            v2 = hyyro_step(v2, row[2], &c)
-            v3 = hyyro_step(v3, row[3], &c)
+            hyyro4(&v0, &v1, &v2, &v3, row, &c)
             s.carries[j] = c
         total += popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
         base = 4
