@@ -250,7 +250,7 @@ def rouge_counts(list predictions not None, list references not None, const int6
         read_text_refs(held_refs, refs, "references")
         with nogil, parallel(num_threads=threads):
             w = worker_new()
-            for k in prange(K, schedule="dynamic", chunksize=64):
+            for k in prange(K, schedule="guided"):  # big chunks first, single pairs at the end (long texts)
                 if w == NULL or pair_counts(w, &preds[pred_rows[k]], &refs[ref_rows[k]], max_order, want_lcs,
                                             &matches[k * max_order], &lcs_view[k], &n_pred[k], &n_ref[k]) != 0:
                     n_pred[k] = -1

@@ -229,6 +229,15 @@ def _lsum_scores(pred_rows, ref_rows, sentences: _SentencePacked, n_jobs) -> tup
     return _ratio(hits, np.where(both, n, 0)), _ratio(hits, np.where(both, m, 0))
 
 
+def _pair_work(predictions: list[str], references: list[str]) -> int:
+    """Size of a batch of pairs in units of a short pair (for threads_for): the pair count, or,
+    for a few pairs (cheap to measure), their code points / 64, so that a few long texts still
+    spread over threads."""
+    if len(references) >= 512:
+        return len(references)
+    return (sum(map(len, predictions)) + sum(map(len, references))) // 64
+
+
 def counts_from_raw_strings(tokenizer) -> bool:
     """True for rouge-score's tokeniser without stemming: its ROUGE-N / ROUGE-L counts are taken
     straight from the strings, tokens interned per pair (``kernels/rouge_raw.pyx``), which skips
@@ -330,7 +339,8 @@ def rouge(
     if orders or want_lcs:
         if counts_from_raw_strings(tok):
             counts = raw_rouge_counts(predictions, flat_refs, pred_rows, ref_rows - len(predictions),
-                                      max(orders, default=0), want_lcs, threads_for(len(flat_refs), jobs))
+                                      max(orders, default=0), want_lcs,
+                                      threads_for(_pair_work(predictions, flat_refs), jobs))
         else:
             counts = _token_counts(max(orders, default=0), want_lcs, pred_rows, ref_rows,
                                    tok.encode_batch(predictions + flat_refs, vocab, n_jobs=jobs), jobs)
