@@ -33,7 +33,8 @@ out["msmarco_rs_1t"] = best(lambda: rs.score_batch(R, P))
 for nj in (1, 2):
     out[f"msmarco_qascore_{nj}t"] = best(lambda: rouge(P, R, ["rougeL"], n_jobs=nj))
 out["long_rs"] = best(lambda: rs.score_batch(LR, LP))
-out["long_qascore_1t"] = best(lambda: rouge(LP, LR, ["rougeL"], n_jobs=1))
+for nj in (1, 2):
+    out[f"long_qascore_{nj}t"] = best(lambda: rouge(LP, LR, ["rougeL"], n_jobs=nj))
 from qascore.compat.rouge_score import RougeScorer
 sc = RougeScorer(["rougeL"]); t0, p0 = R[0], P[0]
 out["short_qascore_us"] = best(lambda: [sc.score(t0, p0) for _ in range(1000)], 7)

@@ -139,6 +139,13 @@ def test_long_qascore(benchmark, long_pairs):
 
 
 @pytest.mark.benchmark(group="long-3000-tokens-rougeL")
+def test_long_qascore_2threads(benchmark, long_pairs):
+    """Not the one-thread comparison: what both cores give (rouge-score-rs stays on one)."""
+    predictions, references = long_pairs
+    benchmark(rouge, predictions, references, ["rougeL"], n_jobs=2)
+
+
+@pytest.mark.benchmark(group="long-3000-tokens-rougeL")
 def test_long_rouge_score_rs(benchmark, long_pairs):
     bench_rouge_score_rs_batch(benchmark, *long_pairs)
 

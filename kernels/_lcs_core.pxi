@@ -9,6 +9,8 @@ cdef extern from *:
 
 cdef extern from "qs_bitops.h":
     uint64_t addc "qs_addc"(uint64_t a, uint64_t b, unsigned char carry_in, unsigned char* carry_out) nogil
+    void hyyro4 "qs_hyyro4"(uint64_t* v0, uint64_t* v1, uint64_t* v2, uint64_t* v3, const uint64_t* m,
+                            unsigned char* carry) nogil
 
 cdef uint64_t ALL_ONES = ~(<uint64_t>0)
 
@@ -18,6 +20,7 @@ ctypedef struct Scratch:
     uint64_t* mask      # [vocab] single-word match vector of each token (all zero between pairs)
     int32_t* slot       # [vocab] 1 + dense index of a token in the pattern, 0 when absent
     int32_t* count      # [vocab] token counts (rougeLsum clipping); all zero between pairs
+    Py_ssize_t vocab_cap  # ids below this index the three tables above
     uint64_t* pm        # multi-word match rows, one row of W words per distinct pattern token
     Py_ssize_t pm_cap
     uint64_t* v         # bit-vector rows (W words, or (n + 1) * W for backtracking)
@@ -39,7 +42,26 @@ cdef Scratch* scratch_new(Py_ssize_t vocab_size) noexcept nogil:
     if s.mask == NULL or s.slot == NULL or s.count == NULL:
         scratch_free(s)
         return NULL
+    s.vocab_cap = vocab_size + 1
     return s
+
+
+cdef int scratch_fit_vocab(Scratch* s, Py_ssize_t vocab_size) noexcept nogil:
+    """Make the per-id tables of ``s`` cover ids below ``vocab_size`` (for ids renumbered per
+    pair); 0 on success, -1 when out of memory (``s`` is then unusable)."""
+    cdef Py_ssize_t cap = max(s.vocab_cap, 64)
+    if s.vocab_cap and vocab_size <= s.vocab_cap:
+        return 0
+    while cap < vocab_size:
+        cap *= 2
+    free(s.mask)
+    free(s.slot)
+    free(s.count)
+    s.mask = <uint64_t*>calloc(cap, sizeof(uint64_t))
+    s.slot = <int32_t*>calloc(cap, sizeof(int32_t))
+    s.count = <int32_t*>calloc(cap, sizeof(int32_t))
+    s.vocab_cap = cap if (s.mask != NULL and s.slot != NULL and s.count != NULL) else 0
+    return 0 if s.vocab_cap else -1
 
 
 cdef void scratch_free(Scratch* s) noexcept nogil:
@@ -97,22 +119,51 @@ cdef inline int64_t lcs_single_word(const int32_t* p, Py_ssize_t m, const int32_
     return popcount64(~v)
 
 
-cdef Py_ssize_t build_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noexcept nogil:
-    """Fill ``s.slot`` and ``s.pm`` for pattern ``p``; returns W, or -1 when out of memory."""
-    cdef Py_ssize_t W = (m + 63) >> 6, i, distinct = 0
-    cdef int32_t d
+cdef Py_ssize_t number_pattern_tokens(const int32_t* p, Py_ssize_t m, Scratch* s) noexcept nogil:
+    """``s.slot[t]`` = 1 + dense index of token t among the distinct tokens of ``p``; returns how many."""
+    cdef Py_ssize_t i, distinct = 0
     for i in range(m):
         if s.slot[p[i]] == 0:
             distinct += 1
             s.slot[p[i]] = <int32_t>distinct
+    return distinct
+
+
+cdef Py_ssize_t build_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noexcept nogil:
+    """Fill ``s.slot`` and ``s.pm`` (one row of W words per distinct token) for pattern ``p``;
+    returns W, or -1 when out of memory."""
+    cdef Py_ssize_t W = (m + 63) >> 6, i
+    cdef Py_ssize_t distinct = number_pattern_tokens(p, m, s)
+    cdef int32_t d
     if grow_words(&s.pm, &s.pm_cap, distinct * W) != 0:
-        for i in range(m):
-            s.slot[p[i]] = 0
+        clear_match_rows(p, m, s)
         return -1
     memset(s.pm, 0, distinct * W * sizeof(uint64_t))
     for i in range(m):
         d = s.slot[p[i]] - 1
         s.pm[d * W + (i >> 6)] |= (<uint64_t>1) << (i & 63)
+    return W
+
+
+cdef Py_ssize_t build_match_blocks(const int32_t* p, Py_ssize_t m, Scratch* s, Py_ssize_t* distinct) noexcept nogil:
+    """``build_match_rows`` laid out block-major for lcs_multi_word: word w of token d lives in
+    group g = w / 8 at ``8 g D + d * gs + w % 8`` (D distinct tokens, gs = the group's width: 8,
+    or what is left in the last group). A sweep over one group then reads D * gs contiguous
+    words, which stay in cache, instead of one cache line out of every W-word row."""
+    cdef Py_ssize_t W = (m + 63) >> 6, i, w, g, gs
+    cdef Py_ssize_t D = number_pattern_tokens(p, m, s)
+    cdef int32_t d
+    distinct[0] = D
+    if grow_words(&s.pm, &s.pm_cap, D * W) != 0:
+        clear_match_rows(p, m, s)
+        return -1
+    memset(s.pm, 0, D * W * sizeof(uint64_t))
+    for i in range(m):
+        d = s.slot[p[i]] - 1
+        w = i >> 6
+        g = w >> 3
+        gs = min(8, W - 8 * g)
+        s.pm[8 * g * D + d * gs + (w & 7)] |= (<uint64_t>1) << (i & 63)
     return W
 
 
@@ -142,16 +193,18 @@ cdef inline uint64_t hyyro_step(uint64_t x, uint64_t match, unsigned char* carry
 
 cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py_ssize_t n,
                             Scratch* s) noexcept nogil:
-    """Blocks of four words kept in registers sweep the whole text, the carry out of each block
-    parked per text token for the next block: no store/load of V between text tokens, and the
-    four words of a block overlap in the pipeline."""
-    cdef Py_ssize_t W, j, k, kb, nt = 0
+    """Blocks of eight (then four, then one) words kept in registers sweep the whole text, the
+    carry out of each block parked per text token for the next block: no store/load of V between
+    text tokens, and the words of a block overlap in the pipeline. Match words are block-major
+    (build_match_blocks), so each sweep reads a small contiguous table."""
+    cdef Py_ssize_t W, D, j, k, kb, nt = 0, gs, base
     cdef int32_t d
     cdef int64_t total = 0
     cdef uint64_t v0, v1, v2, v3, v4, v5, v6, v7
     cdef const uint64_t* row
+    cdef const uint64_t* block
     cdef unsigned char c
-    W = build_match_rows(p, m, s)
+    W = build_match_blocks(p, m, s, &D)
     if W < 0:
         return -1
     if n > s.text_cap:
@@ -167,45 +220,41 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
     for j in range(n):
         d = s.slot[t[j]]
         if d != 0:  # a token absent from the pattern leaves V unchanged: drop it
-            s.text_rows[nt] = (d - 1) * W
+            s.text_rows[nt] = d - 1
             s.carries[nt] = 0
             nt += 1
     clear_match_rows(p, m, s)
     kb = 0
-    while kb + 8 <= W:
+    while kb + 8 <= W:  # whole groups: width 8
         v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = ALL_ONES
+        block = &s.pm[kb * D]
         for j in range(nt):
-            row = &s.pm[s.text_rows[j] + kb]
+            row = &block[s.text_rows[j] * 8]
             c = s.carries[j]
-            v0 = hyyro_step(v0, row[0], &c)
-            v1 = hyyro_step(v1, row[1], &c)
-            v2 = hyyro_step(v2, row[2], &c)
-            v3 = hyyro_step(v3, row[3], &c)
-            v4 = hyyro_step(v4, row[4], &c)
-            v5 = hyyro_step(v5, row[5], &c)
-            v6 = hyyro_step(v6, row[6], &c)
-            v7 = hyyro_step(v7, row[7], &c)
+            hyyro4(&v0, &v1, &v2, &v3, row, &c)
+            hyyro4(&v4, &v5, &v6, &v7, &row[4], &c)
             s.carries[j] = c
         total += (popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
                   + popcount64(~v4) + popcount64(~v5) + popcount64(~v6) + popcount64(~v7))
         kb += 8
-    while kb + 4 <= W:
+    # the last group, narrower than 8 words: a block of four, then single words
+    gs = W - kb
+    block = &s.pm[kb * D]
+    base = 0
+    if base + 4 <= gs:
         v0 = v1 = v2 = v3 = ALL_ONES
         for j in range(nt):
-            row = &s.pm[s.text_rows[j] + kb]
+            row = &block[s.text_rows[j] * gs]
             c = s.carries[j]
-            v0 = hyyro_step(v0, row[0], &c)
-            v1 = hyyro_step(v1, row[1], &c)
-            v2 = hyyro_step(v2, row[2], &c)
-            v3 = hyyro_step(v3, row[3], &c)
+            hyyro4(&v0, &v1, &v2, &v3, row, &c)
             s.carries[j] = c
         total += popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
-        kb += 4
-    for k in range(kb, W):
+        base = 4
+    for k in range(base, gs):
         v0 = ALL_ONES
         for j in range(nt):
             c = s.carries[j]
-            v0 = hyyro_step(v0, s.pm[s.text_rows[j] + k], &c)
+            v0 = hyyro_step(v0, block[s.text_rows[j] * gs + k], &c)
             s.carries[j] = c
         total += popcount64(~v0)
     # bits at positions >= m start as ones and stay ones, so ~V counts nothing there

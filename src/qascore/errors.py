@@ -19,6 +19,13 @@ class InputFormatError(QascoreError, ValueError):
 
 def check_texts(texts, what: str = "texts") -> None:
     """Raise a TypeError naming the first element that is not a str (None included)."""
+    if isinstance(texts, (list, tuple)):
+        from ._kernels.text_encode import first_non_str  # compiled: no Python loop over the batch
+
+        index = first_non_str(texts)
+        if index >= 0:
+            raise TypeError(f"{what}[{index}] must be str, got {type(texts[index]).__name__}")
+        return
     if set(map(type, texts)) <= {str}:  # the common case, without a Python loop
         return
     for index, text in enumerate(texts):

@@ -15,7 +15,8 @@ import collections
 import numpy as np
 
 from .._kernels.rouge_pair import pair_counts, pair_counts_ids, pair_union_hits, pair_union_hits_ids
-from ..lexical.rouge import _NGRAM_TYPE, parse_rouge_types, rouge, split_sentences
+from .._kernels.rouge_raw import pair_rouge_counts
+from ..lexical.rouge import _NGRAM_TYPE, counts_from_raw_strings, parse_rouge_types, rouge, split_sentences
 from ..text import RougeTokenizer, Vocabulary
 
 __all__ = ["RougeScorer", "Score"]
@@ -63,6 +64,7 @@ class RougeScorer:
         self._max_order = max(self._orders.values(), default=0)
         self._want_lcs = "rougeL" in types
         self._whole_text = self._max_order > 0 or self._want_lcs
+        self._from_raw_strings = counts_from_raw_strings(self._tokenizer)  # no vocabulary needed
 
     # ------------------------------------------------------------ one pair
     def score(self, target, prediction):
@@ -73,7 +75,9 @@ class RougeScorer:
             raise TypeError(f"prediction must be str, got {type(prediction).__name__}")
         result = {}
         if self._whole_text:
-            if self._encode is not None:
+            if self._from_raw_strings:
+                matches, lcs, lt, lp = pair_rouge_counts(target, prediction, self._max_order, self._want_lcs)
+            elif self._encode is not None:
                 ids, offsets = self._encode_pair([target, prediction])
                 matches, lcs, lt, lp = pair_counts_ids(ids, offsets, self._max_order, self._want_lcs)
             else:

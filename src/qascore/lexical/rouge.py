@@ -21,10 +21,12 @@ import numpy as np
 
 from .._kernels.lcs import lcs_lengths, union_lcs_hits_batch
 from .._kernels.ngram import clipped_ngram_matches
-from .._parallel import resolve_n_jobs
+from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
+from .._kernels.text_encode import first_non_str
+from .._parallel import resolve_n_jobs, threads_for
 from ..errors import check_same_length
 from ..signature import make_signature
-from ..text import PackedTokens, Vocabulary, get_tokenizer
+from ..text import PackedTokens, RougeTokenizer, Vocabulary, get_tokenizer
 from ..text.tokenizers import check_texts
 
 MAX_NGRAM_ORDER = 9
@@ -113,7 +115,7 @@ def _flatten_references(references, n_predictions: int) -> tuple[list[str], np.n
         raise TypeError("references must be a sequence (one string or list of strings per prediction), not a str")
     references = list(references)
     check_same_length(references, range(n_predictions), "references", "predictions")
-    if set(map(type, references)) <= {str}:  # one reference each, without a Python loop
+    if first_non_str(references) < 0:  # one reference each, without a Python loop
         return references, np.arange(n_predictions + 1, dtype=np.int64)
     flat: list[str] = []
     groups = np.zeros(n_predictions + 1, dtype=np.int64)
@@ -186,42 +188,61 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return np.where(denominator > 0, numerator / safe, 0.0)
 
 
-def _pair_scores(rouge_types, pred_rows, ref_rows, tokens: PackedTokens | None, sentences: _SentencePacked | None,
-                 n_jobs) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """(precision, recall) of every type for text ``pred_rows[k]`` (a prediction) vs text
-    ``ref_rows[k]`` (a reference), both rows of the same packed batch."""
-    pred_tokens = ref_tokens = tokens
-    pred_sents = ref_sents = sentences
-    out = {}
-    orders = [int(name[5:]) for name in rouge_types if _NGRAM_TYPE.fullmatch(name)]
-    if orders or "rougeL" in rouge_types:
-        pred_len = pred_tokens.lengths()[pred_rows]
-        ref_len = ref_tokens.lengths()[ref_rows]
-    if orders:
-        max_order = max(orders)
+def _token_counts(max_order, want_lcs, pred_rows, ref_rows, tokens: PackedTokens, n_jobs):
+    """(clipped n-gram matches [K, max_order], LCS lengths or None, prediction lengths, reference
+    lengths) of text ``pred_rows[k]`` (a prediction) vs text ``ref_rows[k]`` (a reference), both
+    rows of the same packed batch."""
+    pred_len = tokens.lengths()[pred_rows]
+    ref_len = tokens.lengths()[ref_rows]
+    matches = lcs = None
+    if max_order:
         groups = np.arange(len(ref_rows) + 1, dtype=np.int64)
-        matches = clipped_ngram_matches(pred_tokens.ids, pred_tokens.offsets, pred_rows,
-                                        ref_tokens.ids, ref_tokens.offsets, ref_rows, groups,
-                                        max_order, n_jobs)
-        for n in orders:
-            m = matches[:, n - 1].astype(np.float64)
-            # rouge-score divides by max(count, 1): an empty side gives 0 / 1 = 0
-            out[f"rouge{n}"] = (m / np.maximum(pred_len - n + 1, 1), m / np.maximum(ref_len - n + 1, 1))
-    if "rougeL" in rouge_types:
-        lcs = lcs_lengths(pred_tokens.ids, pred_tokens.offsets, pred_rows,
-                          ref_tokens.ids, ref_tokens.offsets, ref_rows, n_jobs)
+        matches = clipped_ngram_matches(tokens.ids, tokens.offsets, pred_rows, tokens.ids, tokens.offsets, ref_rows,
+                                        groups, max_order, n_jobs)
+    if want_lcs:
+        lcs = lcs_lengths(tokens.ids, tokens.offsets, pred_rows, tokens.ids, tokens.offsets, ref_rows, n_jobs)
+    return matches, lcs, pred_len, ref_len
+
+
+def _scores_of_counts(orders, want_lcs, matches, lcs, pred_len, ref_len) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(precision, recall) of the ROUGE-N ``orders`` and (``want_lcs``) of rougeL."""
+    out = {}
+    for n in orders:
+        m = matches[:, n - 1].astype(np.float64)
+        # rouge-score divides by max(count, 1): an empty side gives 0 / 1 = 0
+        out[f"rouge{n}"] = (m / np.maximum(pred_len - n + 1, 1), m / np.maximum(ref_len - n + 1, 1))
+    if want_lcs:
         both = (pred_len > 0) & (ref_len > 0)
         out["rougeL"] = (_ratio(lcs, np.where(both, pred_len, 0)), _ratio(lcs, np.where(both, ref_len, 0)))
-    if "rougeLsum" in rouge_types:
-        hits = union_lcs_hits_batch(ref_sents.tokens.ids, ref_sents.tokens.offsets, ref_sents.sent_offsets, ref_rows,
-                                    pred_sents.tokens.ids, pred_sents.tokens.offsets, pred_sents.sent_offsets,
-                                    pred_rows, n_jobs)
-        n = pred_sents.token_counts()[pred_rows]
-        m = ref_sents.token_counts()[ref_rows]
-        # rouge-score: no sentences on either side, or no tokens on either side -> 0
-        both = (n > 0) & (m > 0)
-        out["rougeLsum"] = (_ratio(hits, np.where(both, n, 0)), _ratio(hits, np.where(both, m, 0)))
     return out
+
+
+def _lsum_scores(pred_rows, ref_rows, sentences: _SentencePacked, n_jobs) -> tuple[np.ndarray, np.ndarray]:
+    """(precision, recall) of rougeLsum for sentence-packed texts ``pred_rows[k]`` vs ``ref_rows[k]``."""
+    hits = union_lcs_hits_batch(sentences.tokens.ids, sentences.tokens.offsets, sentences.sent_offsets, ref_rows,
+                                sentences.tokens.ids, sentences.tokens.offsets, sentences.sent_offsets, pred_rows,
+                                n_jobs)
+    n = sentences.token_counts()[pred_rows]
+    m = sentences.token_counts()[ref_rows]
+    # rouge-score: no sentences on either side, or no tokens on either side -> 0
+    both = (n > 0) & (m > 0)
+    return _ratio(hits, np.where(both, n, 0)), _ratio(hits, np.where(both, m, 0))
+
+
+def _pair_work(predictions: list[str], references: list[str]) -> int:
+    """Size of a batch of pairs in units of a short pair (for threads_for): the pair count, or,
+    for a few pairs (cheap to measure), their code points / 64, so that a few long texts still
+    spread over threads."""
+    if len(references) >= 512:
+        return len(references)
+    return (sum(map(len, predictions)) + sum(map(len, references))) // 64
+
+
+def counts_from_raw_strings(tokenizer) -> bool:
+    """True for rouge-score's tokeniser without stemming: its ROUGE-N / ROUGE-L counts are taken
+    straight from the strings, tokens interned per pair (``kernels/rouge_raw.pyx``), which skips
+    the batch vocabulary and spreads over threads. Other tokenisers encode a batch first."""
+    return type(tokenizer) is RougeTokenizer and not tokenizer.use_stemmer
 
 
 def _reduce_groups(precision, recall, groups, multi_ref, gamma) -> RougeArrays:
@@ -307,19 +328,27 @@ def rouge(
     tok = _resolve_tokenizer(tokenizer, use_stemmer)
     jobs = resolve_n_jobs(n_jobs)
 
-    # predictions and references are encoded in one call (one pass of the encoder's fixed costs);
-    # references are rows len(predictions) .. of the same packed arrays
-    vocab = Vocabulary()
-    texts = predictions + flat_refs
-    tokens = sentences = None
-    if any(t != "rougeLsum" for t in types):
-        tokens = tok.encode_batch(texts, vocab, n_jobs=jobs)
-    if "rougeLsum" in types:
-        sentences = _encode_sentences(texts, tok, vocab, split_summaries, jobs)
-
-    ref_rows = np.arange(len(predictions), len(texts), dtype=np.int64)
+    orders = [int(name[5:]) for name in types if _NGRAM_TYPE.fullmatch(name)]
+    want_lcs = "rougeL" in types
     pred_rows = np.repeat(np.arange(len(predictions), dtype=np.int64), np.diff(groups))
-    pairs = _pair_scores(types, pred_rows, ref_rows, tokens, sentences, jobs)
+    pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    # when tokens are packed, predictions and references are encoded in one call (one pass of the
+    # encoder's fixed costs); references are rows len(predictions) .. of the same packed arrays
+    vocab = Vocabulary()
+    ref_rows = np.arange(len(predictions), len(predictions) + len(flat_refs), dtype=np.int64)
+    if orders or want_lcs:
+        if counts_from_raw_strings(tok):
+            counts = raw_rouge_counts(predictions, flat_refs, pred_rows, ref_rows - len(predictions),
+                                      max(orders, default=0), want_lcs,
+                                      threads_for(_pair_work(predictions, flat_refs), jobs))
+        else:
+            counts = _token_counts(max(orders, default=0), want_lcs, pred_rows, ref_rows,
+                                   tok.encode_batch(predictions + flat_refs, vocab, n_jobs=jobs), jobs)
+        pairs.update(_scores_of_counts(orders, want_lcs, *counts))
+    if "rougeLsum" in types:
+        texts = predictions + flat_refs
+        sentences = _encode_sentences(texts, tok, vocab, split_summaries, jobs)
+        pairs["rougeLsum"] = _lsum_scores(pred_rows, ref_rows, sentences, jobs)
     scores = {name: _reduce_groups(*pairs[name], groups, multi_ref, gamma) for name in types}
     signature = rouge_signature(types, getattr(tok, "name", type(tok).__name__),
                                 getattr(tok, "use_stemmer", use_stemmer), multi_ref, gamma, split_summaries)

@@ -1,0 +1,518 @@
+# Shared by text_encode.pyx (batch encoding into a vocabulary) and rouge_raw.pyx (ROUGE counts
+# interned per pair): reading str storage, rouge-score's token rule on code points, token hashing,
+# and the byte-string intern table. One source of truth, included (Cython has no cross-extension
+# inlining without a package-level .pxd).
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcmp, memcpy, memset
+
+cdef extern from *:
+    """
+    #include <Python.h>
+    #include <string.h>
+    #include <stdint.h>
+    static int qascore_unicode_ready(PyObject *o) {
+    #if PY_VERSION_HEX < 0x030C0000
+        return PyUnicode_READY(o);
+    #else
+        (void)o;
+        return 0;
+    #endif
+    }
+    #define qascore_unicode_kind(o) ((int)PyUnicode_KIND(o))
+    #define qascore_unicode_data(o) ((const void *)PyUnicode_DATA(o))
+    #define qascore_unicode_length(o) PyUnicode_GET_LENGTH(o)
+
+    /* The first `n` (< 8) bytes at p as a word whose other bytes are zero, on either byte order;
+       p must have 8 readable bytes. */
+    static inline uint64_t qascore_load_word(const uint8_t *p, int64_t n) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        if (n >= 8) return w;
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        return n == 0 ? 0 : (w & (~(uint64_t)0 << (8 * (8 - n))));
+    #else
+        return w & (((uint64_t)1 << (8 * n)) - 1);
+    #endif
+    }
+
+    /* Byte b at position k (< 8) of a word, as qascore_load_word would place it. */
+    static inline uint64_t qascore_byte_in_word(uint8_t b, int64_t k) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        return (uint64_t)b << (8 * (7 - k));
+    #else
+        return (uint64_t)b << (8 * k);
+    #endif
+    }
+
+    /* Eight Latin-1 code points at a time (SWAR). A byte "flag" is 0x80 in that byte. */
+    #define QS_ONES 0x0101010101010101ULL
+    #define QS_HIGHS 0x8080808080808080ULL
+
+    /* Bytes text[i : i + keep] (0 <= keep <= 8, i + keep <= n) as a word, zeros past them,
+       reading nothing outside text[0:n] (the end of a str's storage may end its memory page).
+       Whole-word loads only: bytes stored one by one and read back as a word stall the CPU. */
+    static inline uint64_t qascore_load_span(const uint8_t *text, int64_t n, int64_t i, int64_t keep) {
+        uint64_t w = 0;
+        if (keep <= 0) return 0;
+        if (i + 8 <= n) {
+            memcpy(&w, text + i, 8);
+            return keep >= 8 ? w : qascore_load_word((const uint8_t *)&w, keep);
+        }
+        if (i + keep >= 8) {  /* the word ending at i + keep, shifted */
+            memcpy(&w, text + i + keep - 8, 8);
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            return keep >= 8 ? w : w << (8 * (8 - keep));
+    #else
+            return keep >= 8 ? w : w >> (8 * (8 - keep));
+    #endif
+        }
+        memcpy(&w, text + i, (size_t)keep);  /* a text shorter than a word */
+        return w;
+    }
+
+    /* Flags of the bytes in [lo, hi] among x's bytes, all of which are below 0x80: adding
+       0x80 - lo sets a byte's high bit iff byte >= lo, adding 0x7F - hi iff byte > hi; no
+       addition carries into the next byte. */
+    static inline uint64_t qascore_in_range(uint64_t x, uint64_t lo, uint64_t hi) {
+        return (x + (0x80 - lo) * QS_ONES) & ~(x + (0x7F - hi) * QS_ONES) & QS_HIGHS;
+    }
+
+    /* Flags of the ASCII letters among w's bytes. */
+    static inline uint64_t qascore_letter_bytes(uint64_t w) {
+        uint64_t ascii = ~w & QS_HIGHS;
+        return qascore_in_range((w & ~QS_HIGHS) | (0x20 * QS_ONES), 'a', 'z') & ascii;
+    }
+
+    /* Flags of the ASCII letters and digits (the rouge token bytes) among w's bytes. */
+    static inline uint64_t qascore_alnum_bytes(uint64_t w) {
+        uint64_t ascii = ~w & QS_HIGHS;
+        return (qascore_in_range((w & ~QS_HIGHS) | (0x20 * QS_ONES), 'a', 'z')
+                | qascore_in_range(w & ~QS_HIGHS, '0', '9')) & ascii;
+    }
+
+    /* w with its ASCII capitals lowercased (a flag shifted right by 2 is 0x20). */
+    static inline uint64_t qascore_lower_bytes(uint64_t w) {
+        return w | (qascore_letter_bytes(w) >> 2);
+    }
+
+    /* The token-byte flags of text[i : i + 8] (zeros past n) as 8 bits, bit k for byte i + k. */
+    static inline uint64_t qascore_alnum_bits8(const uint8_t *text, int64_t n, int64_t i) {
+        uint64_t w = qascore_load_span(text, n, i, n - i < 8 ? n - i : 8);
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);
+    #endif
+        return ((qascore_alnum_bytes(w) >> 7) * 0x0102040810204080ULL) >> 56;
+    }
+
+    /* Position in memory order (0 = lowest address) of the first flagged byte; flags != 0. */
+    static inline int64_t qascore_first_flag(uint64_t flags) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        return __builtin_clzll(flags) >> 3;
+    #else
+        return __builtin_ctzll(flags) >> 3;
+    #endif
+    }
+    """
+    int qascore_unicode_ready(object o) except -1
+    int qascore_unicode_kind(object o)
+    const void *qascore_unicode_data(object o)
+    Py_ssize_t qascore_unicode_length(object o)
+    uint64_t qascore_load_word(const uint8_t *p, int64_t n) noexcept nogil
+    uint64_t qascore_byte_in_word(uint8_t b, int64_t k) noexcept nogil
+    uint64_t QS_HIGHS
+    uint64_t qascore_load_span(const uint8_t *text, int64_t n, int64_t i, int64_t keep) noexcept nogil
+    uint64_t qascore_alnum_bytes(uint64_t w) noexcept nogil
+    uint64_t qascore_lower_bytes(uint64_t w) noexcept nogil
+    int64_t qascore_first_flag(uint64_t flags) noexcept nogil
+    uint64_t qascore_alnum_bits8(const uint8_t *text, int64_t n, int64_t i) noexcept nogil
+    int qascore_ctz "__builtin_ctzll"(unsigned long long) noexcept nogil
+    bint Py_UNICODE_ISSPACE(uint32_t code) noexcept nogil  # what str.split() and str.isspace() use
+
+cdef enum:
+    SLACK = 8  # every buffer that words are loaded from keeps this many readable bytes past its end
+    DOTTED_CAPITAL_I = 0x130  # lowercases to 'i' + U+0307 (a separator)
+    KELVIN_SIGN = 0x212A  # lowercases to 'k'
+
+
+# Per Latin-1 code point: the byte it adds to a token, 0 for a separator.
+cdef uint8_t ROUGE_LATIN1[256]
+for _c in range(256):
+    ROUGE_LATIN1[_c] = 0
+for _c in range(ord("a"), ord("z") + 1):
+    ROUGE_LATIN1[_c] = _c
+for _c in range(ord("A"), ord("Z") + 1):
+    ROUGE_LATIN1[_c] = _c + 32
+for _c in range(ord("0"), ord("9") + 1):
+    ROUGE_LATIN1[_c] = _c
+
+
+cdef uint64_t HASH_SEED = 0x2545F4914F6CDD1DULL
+
+
+cdef inline uint64_t hash_mix(uint64_t h, uint64_t word) noexcept nogil:
+    h = (h ^ word) * 0xFF51AFD7ED558CCDULL
+    return h ^ (h >> 32)
+
+
+cdef inline uint64_t hash_end(uint64_t h, int64_t n) noexcept nogil:
+    return hash_mix(h, <uint64_t>n * 0x9E3779B97F4A7C15ULL)
+
+
+cdef inline uint64_t hash_token(const uint8_t *s, int64_t n) noexcept nogil:
+    """Multiplicative hash over 8-byte words, the last one zero padded, then the length (s has
+    SLACK readable bytes past n; n > 0). scan_rouge_text computes the same while it reads."""
+    cdef uint64_t h = HASH_SEED
+    cdef int64_t i = 0
+    while i < n:
+        h = hash_mix(h, qascore_load_word(s + i, n - i))
+        i += 8
+    return hash_end(h, n)
+
+
+cdef struct Slot:
+    uint64_t prefix  # the token's first 8 bytes, zero padded
+    uint32_t length
+    int32_t id_plus_one  # 0: empty slot
+
+
+# Distinct byte strings -> dense ids 0, 1, 2, ... in order of first insertion. Open addressing
+# with the first 8 bytes and the length inside each slot, so a token of up to 8 bytes (most words)
+# is found with one memory access; longer tokens compare their tail in the arena.
+cdef struct Table:
+    uint8_t *arena
+    int64_t arena_used, arena_capacity
+    int64_t *starts
+    int64_t *slot_of  # the slot of each token, so that table_clear empties only those
+    int64_t count, capacity
+    Slot *slots
+    uint64_t mask
+
+
+cdef void table_free(Table *t) noexcept nogil:
+    free(t.arena)
+    free(t.starts)
+    free(t.slot_of)
+    free(t.slots)
+    t.arena = NULL
+    t.starts = NULL
+    t.slot_of = NULL
+    t.slots = NULL
+
+
+cdef bint table_init(Table *t) noexcept nogil:
+    return table_init_sized(t, 1 << 12)
+
+
+cdef bint table_init_sized(Table *t, int64_t n_types) noexcept nogil:
+    """An empty table with room for about n_types types (a power of two) before it grows."""
+    t.arena_used = 0
+    t.count = 0
+    t.arena_capacity = 16 * n_types
+    t.capacity = n_types
+    t.mask = 2 * n_types - 1
+    t.arena = <uint8_t *>malloc(t.arena_capacity + SLACK)
+    t.starts = <int64_t *>malloc((t.capacity + 1) * sizeof(int64_t))
+    t.slot_of = <int64_t *>malloc((t.capacity + 1) * sizeof(int64_t))
+    t.slots = <Slot *>calloc(t.mask + 1, sizeof(Slot))
+    if not (t.arena and t.starts and t.slot_of and t.slots):
+        table_free(t)
+        return False
+    t.starts[0] = 0
+    return True
+
+
+cdef void table_clear(Table *t) noexcept nogil:
+    """Forget every token, keeping the memory, in time proportional to the tokens held (a
+    per-pair table is cleared for every pair)."""
+    cdef int64_t raw
+    for raw in range(t.count):
+        t.slots[t.slot_of[raw]].id_plus_one = 0
+    t.count = 0
+    t.arena_used = 0
+
+
+cdef inline int32_t table_find_prefix(const Table *t, const uint8_t *s, int64_t n, uint64_t h,
+                                      uint64_t prefix) noexcept nogil:
+    """Id of the n-byte token s (hash h, first word prefix as qascore_load_word gives it), -1 when absent."""
+    cdef uint64_t slot = h & t.mask
+    cdef const Slot *entry
+    while True:
+        entry = &t.slots[slot]
+        if entry.id_plus_one == 0:
+            return -1
+        if entry.prefix == prefix and entry.length == n:
+            if n <= 8 or memcmp(t.arena + t.starts[entry.id_plus_one - 1] + 8, s + 8, n - 8) == 0:
+                return entry.id_plus_one - 1
+        slot = (slot + 1) & t.mask
+
+
+cdef inline void table_place(Table *t, Slot *slots, uint64_t slot, int64_t raw, uint64_t prefix) noexcept nogil:
+    slots[slot].prefix = prefix
+    slots[slot].length = <uint32_t>(t.starts[raw + 1] - t.starts[raw])
+    slots[slot].id_plus_one = <int32_t>(raw + 1)
+    t.slot_of[raw] = <int64_t>slot
+
+
+cdef inline uint64_t free_slot(const Slot *slots, uint64_t mask, uint64_t h) noexcept nogil:
+    cdef uint64_t slot = h & mask
+    while slots[slot].id_plus_one != 0:
+        slot = (slot + 1) & mask
+    return slot
+
+
+cdef bint table_grow_arena(Table *t, int64_t needed) noexcept nogil:
+    cdef int64_t capacity = t.arena_capacity
+    while capacity < needed:
+        capacity *= 2
+    cdef uint8_t *arena = <uint8_t *>realloc(t.arena, capacity + SLACK)
+    if arena == NULL:
+        return False
+    t.arena, t.arena_capacity = arena, capacity
+    return True
+
+
+cdef bint table_grow_entries(Table *t) noexcept nogil:
+    cdef int64_t capacity = t.capacity * 2
+    cdef int64_t *starts = <int64_t *>realloc(t.starts, (capacity + 1) * sizeof(int64_t))
+    if starts == NULL:
+        return False
+    t.starts = starts
+    cdef int64_t *slot_of = <int64_t *>realloc(t.slot_of, (capacity + 1) * sizeof(int64_t))
+    if slot_of == NULL:
+        return False
+    t.slot_of, t.capacity = slot_of, capacity
+    return True
+
+
+cdef bint table_grow_slots(Table *t) noexcept nogil:
+    cdef uint64_t mask = t.mask * 2 + 1
+    cdef Slot *slots = <Slot *>calloc(mask + 1, sizeof(Slot))
+    cdef int64_t raw, start, n
+    if slots == NULL:
+        return False
+    for raw in range(t.count):
+        start = t.starts[raw]
+        n = t.starts[raw + 1] - start
+        table_place(t, slots, free_slot(slots, mask, hash_token(t.arena + start, n)), raw,
+                    qascore_load_word(t.arena + start, n))
+    free(t.slots)
+    t.slots, t.mask = slots, mask
+    return True
+
+
+cdef bint table_reserve(Table *t, int64_t n_types, int64_t n_bytes) noexcept nogil:
+    """Room for n_types tokens of n_bytes in all without growing (a fresh table's rehashes)."""
+    while 5 * n_types > 4 * <int64_t>(t.mask + 1):
+        if not table_grow_slots(t):
+            return False
+    while t.capacity < n_types:
+        if not table_grow_entries(t):
+            return False
+    return n_bytes <= t.arena_capacity or table_grow_arena(t, n_bytes)
+
+
+cdef inline bint table_has_room(const Table *t, int64_t n) noexcept nogil:
+    """Room for one more token of n bytes without growing anything."""
+    return (t.count < t.capacity and t.arena_used + n <= t.arena_capacity
+            and 5 * (t.count + 1) <= 4 * <int64_t>(t.mask + 1))
+
+
+cdef inline int32_t table_store(Table *t, const uint8_t *s, int64_t n, uint64_t slot, uint64_t prefix) noexcept nogil:
+    """Append a token at an empty slot of its probe chain (table_has_room must hold)."""
+    cdef int64_t k
+    for k in range(0, n, 8):  # whole words (the arena keeps SLACK bytes): no call, no byte stores
+        memcpy(t.arena + t.arena_used + k, s + k, 8)
+    t.arena_used += n
+    t.count += 1
+    t.starts[t.count] = t.arena_used
+    table_place(t, t.slots, slot, t.count - 1, prefix)
+    return <int32_t>(t.count - 1)
+
+
+cdef int32_t table_add(Table *t, const uint8_t *s, int64_t n, uint64_t h, uint64_t prefix) noexcept nogil:
+    """Append a token known to be absent (hash h, first word prefix; s has SLACK readable bytes
+    past n); -1 when memory (or the int32 id space) runs out."""
+    if t.count >= 0x7FFFFFFE or n > <int64_t>0xFFFFFFFFLL:
+        return -1
+    if t.arena_used + n > t.arena_capacity and not table_grow_arena(t, t.arena_used + n):
+        return -1
+    if t.count == t.capacity and not table_grow_entries(t):
+        return -1
+    if 5 * (t.count + 1) > 4 * <int64_t>(t.mask + 1) and not table_grow_slots(t):
+        return -1
+    return table_store(t, s, n, free_slot(t.slots, t.mask, h), prefix)
+
+
+cdef inline int32_t table_intern(Table *t, const uint8_t *s, int64_t n, uint64_t h, uint64_t prefix) noexcept nogil:
+    """The id of a token, added when absent, probing once when no growth is due; -1 when out of memory."""
+    cdef uint64_t slot = h & t.mask
+    cdef const Slot *entry
+    while True:
+        entry = &t.slots[slot]
+        if entry.id_plus_one == 0:
+            break
+        if entry.prefix == prefix and entry.length == n:
+            if n <= 8 or memcmp(t.arena + t.starts[entry.id_plus_one - 1] + 8, s + 8, n - 8) == 0:
+                return entry.id_plus_one - 1
+        slot = (slot + 1) & t.mask
+    if table_has_room(t, n):
+        return table_store(t, s, n, slot, prefix)
+    return table_add(t, s, n, h, prefix)
+
+
+cdef struct GrowBuffer:
+    void *data
+    int64_t used, capacity, item_size
+
+
+cdef inline bint buffer_reserve(GrowBuffer *b, int64_t extra) noexcept nogil:
+    """Room for ``extra`` more items, plus SLACK readable bytes past them."""
+    cdef int64_t capacity = b.capacity if b.capacity > 0 else 256
+    cdef void *data
+    if b.used + extra <= b.capacity:
+        return True
+    while capacity < b.used + extra:
+        capacity *= 2
+    data = realloc(b.data, capacity * b.item_size + SLACK)
+    if data == NULL:
+        return False
+    b.data, b.capacity = data, capacity
+    return True
+
+
+ctypedef fused CodeUnit:
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef inline uint8_t rouge_byte(CodeUnit code, bint *ends_token) noexcept nogil:
+    """The byte a code point adds to a rouge token (0: separator); flags U+0130's forced end."""
+    if CodeUnit is uint8_t:
+        return ROUGE_LATIN1[code]
+    else:
+        if code < 256:
+            return ROUGE_LATIN1[code]
+        if code == DOTTED_CAPITAL_I:
+            ends_token[0] = True
+            return 105  # 'i'
+        if code == KELVIN_SIGN:
+            return 107  # 'k'
+        return 0
+
+
+cdef inline void push_byte(uint8_t *token, int64_t *length, uint8_t byte, uint64_t *word, uint64_t *h) noexcept nogil:
+    """Append a byte to the token, hashing as hash_token does: each full word is mixed in when
+    the next byte arrives, the last (full or partial) one by the caller."""
+    cdef int64_t k = length[0] & 7
+    if k == 0 and length[0] > 0:
+        h[0] = hash_mix(h[0], word[0])
+        word[0] = 0
+    word[0] |= qascore_byte_in_word(byte, k)
+    token[length[0]] = byte
+    length[0] += 1
+
+
+cdef struct RougeCursor:
+    # Where next_rouge_token is in a text; for Latin-1 text also the text's token-byte bitmap
+    # (bit i of bits[i / 64] set when byte i belongs to a token), built once by rouge_cursor_init.
+    int64_t pos
+    const uint64_t *bits
+
+
+cdef inline bint rouge_cursor_init(RougeCursor *cursor, const CodeUnit *text, int64_t n,
+                                   GrowBuffer *bitmap) noexcept nogil:
+    """Start reading ``text``; ``bitmap`` (8-byte items) holds the bitmap of Latin-1 text.
+    False when out of memory. Classifying the whole text first, eight bytes at a time with no
+    dependence between words, leaves only a short chain of bit operations from one token to the
+    next (finding each boundary by loads and compares chained through the positions was the
+    tokeniser's main cost)."""
+    cdef int64_t n_words = (n + 63) >> 6, k, b
+    cdef uint64_t word
+    cdef uint64_t *bits
+    cursor.pos = 0
+    cursor.bits = NULL
+    if CodeUnit is uint8_t:
+        if not buffer_reserve(bitmap, n_words + 1):
+            return False
+        bits = <uint64_t *>bitmap.data
+        for k in range(n_words):
+            word = 0
+            for b in range(8):
+                word |= qascore_alnum_bits8(text, n, 64 * k + 8 * b) << (8 * b)
+            bits[k] = word
+        bits[n_words] = 0  # stops the search for a token's end
+        cursor.bits = bits
+    return True
+
+
+cdef inline int64_t next_latin1_token(const uint8_t *text, int64_t n, RougeCursor *cursor, uint8_t *token,
+                                      uint64_t *hash, uint64_t *prefix) noexcept nogil:
+    """next_rouge_token on Latin-1 storage: in Latin-1 the rule is plain ASCII (ROUGE_LATIN1:
+    letters lowercased, digits kept, every other byte separates), so a token is a lowercased run
+    of the bitmap's bytes, read back eight at a time."""
+    cdef int64_t pos = cursor.pos, k = pos >> 6, start, length
+    cdef uint64_t m, word, h = HASH_SEED
+    cdef const uint64_t *bits = cursor.bits
+    if pos >= n:
+        return 0
+    m = bits[k] & (~(<uint64_t>0) << (pos & 63))
+    while m == 0:
+        k += 1
+        if (k << 6) >= n:
+            cursor.pos = n
+            return 0
+        m = bits[k]
+    start = (k << 6) + qascore_ctz(m)
+    m = ~bits[k] & (~(<uint64_t>0) << (start & 63))
+    while m == 0:  # bits[n_words] is 0: this ends
+        k += 1
+        m = ~bits[k]
+    length = (k << 6) + qascore_ctz(m) - start
+    k = 0
+    while k + 8 < length:  # whole words before the last one
+        word = qascore_lower_bytes(qascore_load_span(text, n, start + k, 8))
+        memcpy(token + k, &word, 8)
+        h = hash_mix(h, word)
+        k += 8
+    word = qascore_lower_bytes(qascore_load_span(text, n, start + k, length - k))
+    memcpy(token + k, &word, 8)
+    cursor.pos = start + length
+    hash[0] = hash_end(hash_mix(h, word), length)
+    prefix[0] = word if length <= 8 else qascore_load_word(token, 8)
+    return length
+
+
+cdef inline int64_t next_rouge_token(const CodeUnit *text, int64_t n, RougeCursor *cursor, uint8_t *token,
+                                     uint64_t *hash, uint64_t *prefix) noexcept nogil:
+    """Read the next rouge token of ``text[cursor.pos:n]`` (cursor from rouge_cursor_init) into
+    ``token`` (room for n - cursor.pos bytes plus SLACK), set its hash (as hash_token) and first
+    word (as qascore_load_word), move the cursor past it; returns its length, 0 when no token is
+    left."""
+    if CodeUnit is uint8_t:
+        return next_latin1_token(text, n, cursor, token, hash, prefix)
+    cdef int64_t i = cursor.pos, length = 0
+    cdef uint8_t byte = 0
+    cdef uint64_t word = 0, h = HASH_SEED
+    cdef bint ends_token = False
+    while i < n:
+        byte = rouge_byte(text[i], &ends_token)
+        i += 1
+        if byte != 0:
+            break
+    if byte == 0:
+        cursor.pos = i
+        return 0
+    # Tokens are hashed while they are read: reading back bytes just written stalls the CPU.
+    push_byte(token, &length, byte, &word, &h)
+    while i < n and not ends_token:
+        byte = rouge_byte(text[i], &ends_token)
+        if byte == 0:
+            break
+        push_byte(token, &length, byte, &word, &h)
+        i += 1
+    cursor.pos = i
+    hash[0] = hash_end(hash_mix(h, word), length)
+    prefix[0] = word if length <= 8 else qascore_load_word(token, 8)
+    return length

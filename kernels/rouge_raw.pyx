@@ -1,0 +1,289 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""ROUGE-N and ROUGE-L counts straight from raw strings under rouge-score's tokeniser (no
+stemming), tokens interned per pair instead of per batch.
+
+For each (prediction, reference) pair the reference's tokens are read from the str storage with
+the rule text_encode.pyx uses (``next_rouge_token`` in _rouge_scan.pxi) and interned in a small
+table of this pair only (exact: token bytes are compared on every hash hit); the prediction's
+tokens are looked up in it, a token the reference lacks getting no id, as it can match nothing.
+Then the cores of the packed kernels run on the pair's ids: clipped n-gram matches
+(_ngram_core.pxi) and the bit-parallel LCS (_lcs_core.pxi), the LCS after dropping the tokens
+present on one side only (an LCS never uses them). No batch vocabulary means no cache-missing
+global table and no serial merge: pairs are spread over OpenMP threads, each with its own table
+and scratch, and results do not depend on the thread count.
+"""
+from cython.parallel cimport parallel, prange
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+import numpy as np
+
+include "_rouge_scan.pxi"
+include "_lcs_core.pxi"
+include "_ngram_core.pxi"
+
+cdef enum:
+    MAX_ORDER = 9
+    FIRST_TABLE_TYPES = 256  # a pair's table starts small (in L1) and grows for long texts
+
+
+cdef struct TextRef:
+    int kind  # PyUnicode kind: 1, 2 or 4 bytes per code point
+    const void *data
+    int64_t length
+
+
+cdef struct Worker:
+    # One thread's memory, reused pair after pair.
+    Table table  # the current pair's reference tokens -> ids 0, 1, ...
+    GrowBuffer token  # uint8: the token being read
+    GrowBuffer bitmap  # uint64: token-byte bitmap of a Latin-1 text (rouge_cursor_init)
+    GrowBuffer ref_ids  # int32
+    GrowBuffer pred_ids  # int32; -1 for a token the reference lacks
+    GrowBuffer keep  # uint8 per reference type: also in the prediction
+    Scratch *lcs
+    NgramScratch *ngram
+    int64_t ngram_hyp, ngram_ref  # the lengths ngram has room for
+
+
+cdef void worker_free(Worker *w) noexcept nogil:
+    if w == NULL:
+        return
+    table_free(&w.table)
+    free(w.token.data)
+    free(w.bitmap.data)
+    free(w.ref_ids.data)
+    free(w.pred_ids.data)
+    free(w.keep.data)
+    scratch_free(w.lcs)
+    ngram_scratch_free(w.ngram)
+    free(w)
+
+
+cdef Worker *worker_new() noexcept nogil:
+    cdef Worker *w = <Worker *>calloc(1, sizeof(Worker))
+    if w == NULL:
+        return NULL
+    w.token.item_size = 1
+    w.bitmap.item_size = sizeof(uint64_t)
+    w.ref_ids.item_size = sizeof(int32_t)
+    w.pred_ids.item_size = sizeof(int32_t)
+    w.keep.item_size = 1
+    w.lcs = scratch_new(FIRST_TABLE_TYPES)
+    if w.lcs == NULL or not table_init_sized(&w.table, FIRST_TABLE_TYPES):
+        worker_free(w)  # table_free and scratch_free take what was not allocated
+        return NULL
+    return w
+
+
+cdef int64_t read_tokens_of(Worker *w, const CodeUnit *text, int64_t n, bint intern, int32_t *out) noexcept nogil:
+    cdef int64_t length, count = 0
+    cdef uint64_t h, prefix
+    cdef int32_t token_id
+    cdef uint8_t *token = <uint8_t *>w.token.data
+    cdef RougeCursor cursor
+    if not rouge_cursor_init(&cursor, text, n, &w.bitmap):
+        return -1
+    while True:
+        length = next_rouge_token(text, n, &cursor, token, &h, &prefix)
+        if length == 0:
+            return count
+        if intern:
+            token_id = table_intern(&w.table, token, length, h, prefix)
+            if token_id < 0:
+                return -1
+        else:
+            token_id = table_find_prefix(&w.table, token, length, h, prefix)
+        out[count] = token_id
+        count += 1
+
+
+cdef int64_t read_tokens(Worker *w, const TextRef *text, bint intern, GrowBuffer *out) noexcept nogil:
+    """The ids of one text's tokens into ``out``: interned in the pair's table, or only looked up
+    (-1 when absent). Returns how many, -1 when out of memory."""
+    # a token takes at least one code point
+    if not buffer_reserve(&w.token, text.length + 1) or not buffer_reserve(out, text.length + 1):
+        return -1
+    if text.kind == 1:
+        return read_tokens_of(w, <const uint8_t *>text.data, text.length, intern, <int32_t *>out.data)
+    if text.kind == 2:
+        return read_tokens_of(w, <const uint16_t *>text.data, text.length, intern, <int32_t *>out.data)
+    return read_tokens_of(w, <const uint32_t *>text.data, text.length, intern, <int32_t *>out.data)
+
+
+cdef int ngram_fit(Worker *w, int64_t n_hyp, int64_t n_ref) noexcept nogil:
+    """Room in w.ngram for a hypothesis of n_hyp and a reference of n_ref tokens; -1: no memory."""
+    cdef int64_t cap = 16
+    if w.ngram != NULL and n_hyp <= w.ngram_hyp and n_ref <= w.ngram_ref:
+        return 0
+    n_hyp = max(n_hyp, 2 * w.ngram_hyp)
+    n_ref = max(n_ref, 2 * w.ngram_ref)
+    while cap < 2 * n_hyp:  # the key table clipped_matches sizes for n_hyp
+        cap <<= 1
+    ngram_scratch_free(w.ngram)
+    w.ngram = ngram_scratch_new(n_hyp, n_ref, cap)
+    if w.ngram == NULL:
+        w.ngram_hyp = w.ngram_ref = 0
+        return -1
+    w.ngram_hyp = n_hyp
+    w.ngram_ref = n_ref
+    return 0
+
+
+cdef int64_t lcs_of_shared_tokens(Worker *w, int32_t *pred, int64_t lp, int32_t *ref, int64_t lr,
+                                  int32_t n_types) noexcept nogil:
+    """LCS of the pair after dropping, on each side, the tokens the other side lacks (in place);
+    -1 when out of memory."""
+    cdef int64_t i, kept = 0
+    cdef uint8_t *keep
+    if not buffer_reserve(&w.keep, n_types + 1) or scratch_fit_vocab(w.lcs, n_types + 1) != 0:
+        return -1
+    keep = <uint8_t *>w.keep.data
+    memset(keep, 0, n_types)
+    for i in range(lp):
+        if 0 <= pred[i] < n_types:
+            keep[pred[i]] = 1
+            pred[kept] = pred[i]
+            kept += 1
+    lp = kept
+    kept = 0
+    for i in range(lr):
+        if keep[ref[i]]:
+            ref[kept] = ref[i]
+            kept += 1
+    return lcs_length(ref, kept, pred, lp, w.lcs)
+
+
+cdef int pair_counts(Worker *w, const TextRef *pred, const TextRef *ref, int max_order, bint want_lcs,
+                     int64_t *matches, int64_t *lcs, int64_t *n_pred, int64_t *n_ref) noexcept nogil:
+    """Token counts, clipped n-gram matches of orders 1 .. max_order and (want_lcs) the LCS
+    length of one pair; -1 when out of memory."""
+    cdef int64_t lr, lp, i
+    cdef int32_t n_types
+    cdef int32_t *ref_ids
+    cdef int32_t *pred_ids
+    cdef int64_t ref_offsets[2]
+    cdef int64_t ref_rows[1]
+    table_clear(&w.table)
+    lr = read_tokens(w, ref, True, &w.ref_ids)
+    lp = read_tokens(w, pred, False, &w.pred_ids) if lr >= 0 else -1
+    if lp < 0:
+        return -1
+    n_pred[0] = lp
+    n_ref[0] = lr
+    n_types = <int32_t>w.table.count
+    ref_ids = <int32_t *>w.ref_ids.data
+    pred_ids = <int32_t *>w.pred_ids.data
+    if max_order > 0:
+        if ngram_fit(w, lp, lr) != 0:
+            return -1
+        for i in range(lp):
+            if pred_ids[i] < 0:  # one id for every token the reference lacks: no reference n-gram holds it
+                pred_ids[i] = n_types
+        ref_offsets[0] = 0
+        ref_offsets[1] = lr
+        ref_rows[0] = 0
+        clipped_matches(pred_ids, lp, ref_ids, ref_offsets, ref_rows, 1, max_order, matches, w.ngram)
+    if want_lcs:
+        lcs[0] = lcs_of_shared_tokens(w, pred_ids, lp, ref_ids, lr, n_types)
+        if lcs[0] < 0:
+            return -1
+    return 0
+
+
+cdef int read_text_refs(tuple texts, TextRef *out, str what) except -1:
+    """Storage of each str (under the GIL; the tuple keeps them alive while threads read)."""
+    cdef Py_ssize_t i
+    cdef object text
+    for i in range(len(texts)):
+        text = texts[i]
+        if not isinstance(text, str):
+            raise TypeError(f"{what}[{i}] must be str, got {type(text).__name__}")
+        qascore_unicode_ready(text)
+        out[i].kind = qascore_unicode_kind(text)
+        out[i].data = qascore_unicode_data(text)
+        out[i].length = qascore_unicode_length(text)
+    return 0
+
+
+cdef void *cnp_data(object array):
+    cdef int64_t[:, ::1] view = array
+    return &view[0, 0] if view.shape[0] and view.shape[1] else NULL
+
+
+def _check_rows(rows, n_texts, what):
+    if rows.shape[0] and (np.min(rows) < 0 or np.max(rows) >= n_texts):
+        raise ValueError(f"{what}: index out of range [0, {n_texts})")
+
+
+def rouge_counts(list predictions not None, list references not None, const int64_t[::1] pred_rows not None,
+                 const int64_t[::1] ref_rows not None, int max_order, bint want_lcs, int n_jobs=1):
+    """For every k, prediction ``predictions[pred_rows[k]]`` against reference
+    ``references[ref_rows[k]]`` under rouge-score's tokeniser without stemming:
+    ``(matches, lcs, prediction tokens, reference tokens)``, int64 arrays of shapes
+    (K, max_order), (K,), (K,), (K,); matches[k, n - 1] = sum over n-grams of min(count in the
+    prediction, count in the reference); lcs is 0 unless ``want_lcs``."""
+    if not 0 <= max_order <= MAX_ORDER:
+        raise ValueError(f"max_order must be in 0..{MAX_ORDER}, got {max_order}")
+    if pred_rows.shape[0] != ref_rows.shape[0]:
+        raise ValueError(f"pred_rows has {pred_rows.shape[0]} pairs but ref_rows has {ref_rows.shape[0]}")
+    _check_rows(np.asarray(pred_rows), len(predictions), "pred_rows")
+    _check_rows(np.asarray(ref_rows), len(references), "ref_rows")
+    cdef Py_ssize_t K = pred_rows.shape[0], k
+    matches_out = np.zeros((K, max_order), dtype=np.int64)
+    lcs_out = np.zeros(K, dtype=np.int64)
+    n_pred_out = np.zeros(K, dtype=np.int64)
+    n_ref_out = np.zeros(K, dtype=np.int64)
+    if K == 0:
+        return matches_out, lcs_out, n_pred_out, n_ref_out
+    # our own references to the strings: their storage is read without the GIL
+    cdef tuple held_preds = tuple(predictions), held_refs = tuple(references)
+    cdef TextRef *preds = <TextRef *>malloc((len(held_preds) + 1) * sizeof(TextRef))
+    cdef TextRef *refs = <TextRef *>malloc((len(held_refs) + 1) * sizeof(TextRef))
+    cdef int64_t[::1] lcs_view = lcs_out, n_pred = n_pred_out, n_ref = n_ref_out
+    cdef int64_t *matches = <int64_t *>cnp_data(matches_out)
+    cdef int threads = max(1, min(n_jobs, K))
+    cdef Worker *w = NULL
+    try:
+        if preds == NULL or refs == NULL:
+            raise MemoryError()
+        read_text_refs(held_preds, preds, "predictions")
+        read_text_refs(held_refs, refs, "references")
+        with nogil, parallel(num_threads=threads):
+            w = worker_new()
+            for k in prange(K, schedule="guided"):  # big chunks first, single pairs at the end (long texts)
+                if w == NULL or pair_counts(w, &preds[pred_rows[k]], &refs[ref_rows[k]], max_order, want_lcs,
+                                            &matches[k * max_order], &lcs_view[k], &n_pred[k], &n_ref[k]) != 0:
+                    n_pred[k] = -1
+            worker_free(w)
+        if np.min(n_pred_out) < 0:
+            raise MemoryError("out of memory in the rouge_raw kernel")
+        return matches_out, lcs_out, n_pred_out, n_ref_out
+    finally:
+        free(preds)
+        free(refs)
+
+
+# One pair on the calling thread (compat score()): it keeps the GIL throughout, so one worker
+# serves every Python thread in turn.
+cdef Worker *_pair_worker = NULL
+
+
+def pair_rouge_counts(str target not None, str prediction not None, int max_order, bint want_lcs):
+    """One pair: ``(matches, lcs, target tokens, prediction tokens)``, matches a tuple of the
+    orders 1 .. max_order, lcs -1 unless ``want_lcs``."""
+    global _pair_worker
+    cdef TextRef texts[2]
+    cdef int64_t matches[MAX_ORDER]
+    cdef int64_t lcs = -1, n_pred = 0, n_ref = 0
+    if not 0 <= max_order <= MAX_ORDER:
+        raise ValueError(f"max_order must be in 0..{MAX_ORDER}, got {max_order}")
+    if _pair_worker == NULL:
+        _pair_worker = worker_new()
+        if _pair_worker == NULL:
+            raise MemoryError()
+    read_text_refs((target, prediction), texts, "texts")
+    if pair_counts(_pair_worker, &texts[1], &texts[0], max_order, want_lcs, matches, &lcs, &n_pred, &n_ref) != 0:
+        worker_free(_pair_worker)  # its buffers may be half grown
+        _pair_worker = NULL
+        raise MemoryError()
+    return tuple([matches[i] for i in range(max_order)]), lcs, n_ref, n_pred

@@ -1,0 +1,152 @@
+"""ROUGE counts from raw strings interned per pair (kernels/rouge_raw.pyx) against the readable
+tokeniser with a plain-Python DP LCS and Counter n-grams, and against the packed-id kernels."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_kernels_lcs import clipped_reference, dp_lcs
+from test_text_corpus import all_texts, msmarco_pairs
+
+from qascore._kernels.lcs import lcs_lengths
+from qascore._kernels.ngram import clipped_ngram_matches
+from qascore._kernels.rouge_raw import pair_rouge_counts, rouge_counts
+from qascore.text import RougeTokenizer, Vocabulary
+
+TOKENIZER = RougeTokenizer()
+MAX_ORDER = 4
+
+# Pieces that meet every branch of the reader: capitals, digits, tokens of 1 to 20 bytes (word
+# boundaries at 8 and 16), separators of every kind, Latin-1 and wider code points (U+0130 and
+# the Kelvin sign lowercase to ASCII), repeated words.
+PIECES = ["a", "B", "cat", "Cat", "x1", "123", "abcdefgh", "ABCDEFGHI", "abcdefghijklmnop",
+          "abcdefghijklmnopqrst", "Über", "café", "\u0130stanbul", "\u212aelvin", "東京", "😀x", "--", ".", "\n", " ",
+          "\t", "_", "ß", "The quick brown fox jumps over the lazy dog", "SPHINX OF BLACK QUARTZ, JUDGE MY VOW",
+          "0123456789", "@[`{", "\x7f\x80\xff"]
+texts = st.lists(st.sampled_from(PIECES), max_size=30).map(lambda parts: "".join(
+    p + (" " if i % 3 else "") for i, p in enumerate(parts)))
+any_text = st.one_of(texts, st.text(max_size=60), st.text(st.characters(max_codepoint=0x7F), max_size=60))
+
+
+def reference_counts(prediction: str, reference: str, max_order: int):
+    """The readable tokeniser, Counter n-gram clipping and a DP LCS, written for the tests."""
+    p, r = TOKENIZER.tokenize(prediction), TOKENIZER.tokenize(reference)
+    matches = [clipped_reference(p, [r], n) for n in range(1, max_order + 1)]
+    return matches, dp_lcs(p, r), len(p), len(r)
+
+
+def raw_counts(predictions, references, max_order=MAX_ORDER, n_jobs=1):
+    rows = np.arange(len(predictions), dtype=np.int64)
+    return rouge_counts(list(predictions), list(references), rows, rows, max_order, True, n_jobs)
+
+
+def packed_counts(predictions, references, max_order=MAX_ORDER):
+    """The readable tokeniser's tokens as packed ids through the packed-id kernels."""
+    vocab = Vocabulary()
+    pred = vocab.pack(TOKENIZER.tokenize_batch(list(predictions)))
+    ref = vocab.pack(TOKENIZER.tokenize_batch(list(references)))
+    rows = np.arange(len(pred), dtype=np.int64)
+    groups = np.arange(len(rows) + 1, dtype=np.int64)
+    matches = clipped_ngram_matches(pred.ids, pred.offsets, rows, ref.ids, ref.offsets, rows, groups, max_order)
+    lcs = lcs_lengths(pred.ids, pred.offsets, rows, ref.ids, ref.offsets, rows)
+    return matches, lcs, pred.lengths(), ref.lengths()
+
+
+def assert_same_counts(got, expected):
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(any_text, any_text), min_size=1, max_size=6))
+def test_counts_equal_readable_tokenizer_and_dp(pairs):
+    predictions = [p for p, _ in pairs]
+    references = [r for _, r in pairs]
+    expected = [reference_counts(p, r, MAX_ORDER) for p, r in pairs]
+    want = (np.array([e[0] for e in expected]), np.array([e[1] for e in expected]),
+            np.array([e[2] for e in expected]), np.array([e[3] for e in expected]))
+    for n_jobs in (1, 2):
+        assert_same_counts(raw_counts(predictions, references, n_jobs=n_jobs), want)
+    assert_same_counts(packed_counts(predictions, references), want)
+    for (p, r), (matches, lcs, n_p, n_r) in zip(pairs, expected):
+        assert pair_rouge_counts(r, p, MAX_ORDER, True) == (tuple(matches), lcs, n_r, n_p)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["w1", "w2", "w3", "Word", "longerword", "x"]), min_size=60, max_size=400),
+       st.lists(st.sampled_from(["w1", "w2", "w3", "Word", "longerword", "y"]), min_size=60, max_size=400))
+def test_long_texts_use_the_multi_word_lcs(a, b):
+    """Over 64 shared tokens on both sides: the blocked LCS with carries."""
+    prediction, reference = " ".join(a), ", ".join(b)
+    matches, lcs, n_p, n_r = reference_counts(prediction, reference, 2)
+    got = raw_counts([prediction], [reference], max_order=2)
+    assert_same_counts(got, (np.array([matches]), [lcs], [n_p], [n_r]))
+
+
+def test_texts_shorter_than_a_word_and_tokens_at_every_end_position():
+    base = "Ab1 cD ef.GHIJKLMN op,qrstuvwxyz0123 end"
+    pairs = [(base[:i], base[j:]) for i in range(len(base) + 1) for j in range(0, len(base) + 1, 3)]
+    predictions = [p for p, _ in pairs]
+    references = [r for _, r in pairs]
+    assert_same_counts(raw_counts(predictions, references), packed_counts(predictions, references))
+
+
+def test_rougeN_only_and_rougeL_only_calls():
+    rows = np.arange(2, dtype=np.int64)
+    preds, refs = ["the cat sat", "a b a b"], ["the cat", "b a b a"]
+    matches, lcs, n_p, n_r = rouge_counts(preds, refs, rows, rows, 0, True)
+    assert matches.shape == (2, 0) and lcs.tolist() == [2, 3] and n_p.tolist() == [3, 4] and n_r.tolist() == [2, 4]
+    matches, lcs, _, _ = rouge_counts(preds, refs, rows, rows, 2, False)
+    assert matches.tolist() == [[2, 1], [4, 2]] and lcs.tolist() == [0, 0]
+    assert pair_rouge_counts("the cat", "the cat sat", 1, False) == ((2,), -1, 2, 3)
+
+
+def test_rows_pick_pairs_and_references_repeat():
+    preds, refs = ["a b c", "x y"], ["a c", "y", "q"]
+    got = rouge_counts(preds, refs, np.array([0, 0, 1, 1], dtype=np.int64), np.array([0, 2, 1, 0], dtype=np.int64), 1, True)
+    assert got[1].tolist() == [2, 0, 1, 0] and got[0][:, 0].tolist() == [2, 0, 1, 0]
+
+
+def test_bad_input_names_what_and_where():
+    rows = np.zeros(1, dtype=np.int64)
+    with pytest.raises(TypeError, match=r"references\[1\] must be str, got NoneType"):
+        rouge_counts(["a"], ["a", None], rows, rows, 1, True)
+    with pytest.raises(ValueError, match="ref_rows: index out of range"):
+        rouge_counts(["a"], ["a"], rows, rows + 1, 1, True)
+    with pytest.raises(ValueError, match="pred_rows has 1 pairs but ref_rows has 2"):
+        rouge_counts(["a"], ["a"], rows, np.zeros(2, dtype=np.int64), 1, True)
+    with pytest.raises(ValueError, match="max_order"):
+        rouge_counts(["a"], ["a"], rows, rows, 10, True)
+    with pytest.raises(TypeError):
+        pair_rouge_counts("a", None, 1, True)
+
+
+def test_shared_data_equals_the_packed_path(shared_data):
+    """Every text of the shared data against a rotated partner, and the MS MARCO pairs."""
+    references, candidates = msmarco_pairs(shared_data)
+    assert_same_counts(raw_counts(candidates, references, n_jobs=2), packed_counts(candidates, references))
+    texts = list(all_texts(shared_data))[::3]
+    partners = texts[1:] + texts[:1]
+    assert_same_counts(raw_counts(texts, partners, max_order=2, n_jobs=2), packed_counts(texts, partners, max_order=2))
+
+
+def test_concurrent_python_threads_get_identical_results(shared_data):
+    references, candidates = msmarco_pairs(shared_data)
+    expected = raw_counts(candidates, references)
+    outputs = []
+    threads = [threading.Thread(target=lambda: outputs.append(raw_counts(candidates, references, n_jobs=2)))
+               for _ in range(3)]
+    threads += [threading.Thread(target=lambda: outputs.append(
+        [pair_rouge_counts(r, c, MAX_ORDER, True) for r, c in zip(references[:500], candidates[:500])]))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for out in outputs:
+        if isinstance(out, list):
+            assert out == [(tuple(expected[0][k]), expected[1][k], expected[3][k], expected[2][k]) for k in range(500)]
+        else:
+            assert_same_counts(out, expected)
