@@ -5,6 +5,9 @@ The README's "idle" column: run on 2 free cores as
 (MSMARCO_DIR defaults to ../shared/data/mrc/msmarco). Needs rouge-score-rs and bleuscore.
 """
 import json, os, sys, time
+# rouge-score-rs on one thread, as the issue compares. Each Rust extension builds its own rayon pool
+# on first use, reading this then: it is unset again before bleuscore (threaded, like our BLEU) runs.
+os.environ["RAYON_NUM_THREADS"] = "1"
 import numpy as np
 sys.path.insert(0, "src")
 DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join("..", "shared", "data", "mrc", "msmarco")
@@ -30,6 +33,9 @@ out = {}
 from rouge_score_rs.rouge_scorer import RougeScorer as Rs
 rs = Rs(["rougeL"])
 out["msmarco_rs_1t"] = best(lambda: rs.score_batch(R, P))
+from rouge_score.rouge_scorer import RougeScorer as PyScorer
+py = PyScorer(["rougeL"])
+out["msmarco_rouge_score"] = best(lambda: [py.score(r, p) for r, p in zip(R, P)], 3)
 for nj in (1, 2):
     out[f"msmarco_qascore_{nj}t"] = best(lambda: rouge(P, R, ["rougeL"], n_jobs=nj))
 out["long_rs"] = best(lambda: rs.score_batch(LR, LP))
@@ -39,6 +45,7 @@ from qascore.compat.rouge_score import RougeScorer
 sc = RougeScorer(["rougeL"]); t0, p0 = R[0], P[0]
 out["short_qascore_us"] = best(lambda: [sc.score(t0, p0) for _ in range(1000)], 7)
 out["short_rs_us"] = best(lambda: [rs.score(t0, p0) for _ in range(1000)], 7)
+del os.environ["RAYON_NUM_THREADS"]
 import bleuscore
 out["bleuscore"] = best(lambda: bleuscore.compute(predictions=P, references=RL, max_order=4), 7)
 for nj in (1, 2):
