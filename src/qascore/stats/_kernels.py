@@ -189,97 +189,145 @@ def _stream_start(seed, replicate):
     return _mix64(np.uint64(seed) * _GOLDEN + np.uint64(replicate) + np.uint64(1))
 
 
-@njit(**_JIT)
-def _lemire_threshold(bound):
-    """Low products below this are rejected, which makes multiply-shift unbiased (Lemire 2019)."""
-    return ((np.uint64(1) << np.uint64(32)) - bound) % bound
+# The index stream of a replicate: _LANES xoshiro256++ generators (Blackman & Vigna 2021; the
+# layout Julia uses for bulk draws), seeded from splitmix64 keyed by (seed, replicate), stepped
+# together so the compiler keeps the lanes in SIMD registers. No 64-bit multiplies: AVX2 has none.
+_LANES = 16
+_STEPS = 4  # draws per lane in a block
+_BLOCK = _LANES * _STEPS  # 64 draws = 128 candidates, in stream order k = step * _LANES + lane
+_SCRATCH = 4 * _LANES + 4 * _BLOCK  # state, high and low products, accepted indices (uint64 words)
 
 
 @njit(**_JIT)
-def draw_indices(seed, replicate, n, out):
-    """Fill out[:n] with uniform integers in [0, n) for one replicate.
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
-    Each replicate has its own splitmix64 stream keyed by (seed, replicate), so results do not
-    depend on the number of threads or on the order replicates run in. Every 64-bit draw gives two
-    32-bit candidates (high half first); Lemire's multiply-shift with rejection keeps them unbiased.
+
+@njit(**_JIT)
+def _stream_scratch():
+    """One allocation per replicate (or per chunk of replicates) for the stream's working arrays."""
+    return np.empty(_SCRATCH, np.uint64)
+
+
+@njit(**_JIT)
+def _seed_lanes(seed, replicate, scratch):
+    """Word w of lane j is splitmix64 output w * _LANES + j + 1 of the (seed, replicate) stream.
+
+    splitmix64 is a bijection of its counter, so no lane starts from the all-zero state.
     """
-    state = _stream_start(seed, replicate)
-    bound = np.uint64(n)
-    threshold = _lemire_threshold(bound)
+    base = _stream_start(seed, replicate)
+    for w in range(4 * _LANES):
+        scratch[w] = _mix64(base + np.uint64(w + 1) * _GOLDEN)
+
+
+@njit(**_JIT)
+def _next_block(scratch, bound, threshold):
+    """Step every lane _STEPS times: draw k's Lemire products (high 32 bits first, then low) go
+    to scratch's high[k] and low[k]. True when some candidate of the block is rejected."""
+    hi0 = 4 * _LANES
+    lo0 = hi0 + _BLOCK
+    thr = np.int64(threshold)
+    bad = np.int64(0)
+    for j in range(_LANES):  # vectorised over the lanes
+        x0 = scratch[j]
+        x1 = scratch[_LANES + j]
+        x2 = scratch[2 * _LANES + j]
+        x3 = scratch[3 * _LANES + j]
+        for step in range(_STEPS):
+            r = _rotl(x0 + x3, 23) + x0
+            t = x1 << np.uint64(17)
+            x2 ^= x0
+            x3 ^= x1
+            x1 ^= x2
+            x0 ^= x3
+            x2 ^= t
+            x3 = _rotl(x3, 45)
+            mh = (r >> np.uint64(32)) * bound
+            ml = (r & _LOW32) * bound
+            scratch[hi0 + step * _LANES + j] = mh
+            scratch[lo0 + step * _LANES + j] = ml
+            # low halves fit in int64, so a signed compare (which AVX2 has) is exact
+            bad |= (np.int64(mh & _LOW32) < thr) | (np.int64(ml & _LOW32) < thr)
+        scratch[j] = x0
+        scratch[_LANES + j] = x1
+        scratch[2 * _LANES + j] = x2
+        scratch[3 * _LANES + j] = x3
+    return bad != 0
+
+
+@njit(**_JIT)
+def _accepted_in_order(scratch, threshold, wanted):
+    """The block's accepted candidates in stream order (Lemire's rule), at most wanted of them,
+    as indices into scratch's last _BLOCK * 2 words; returns how many."""
+    hi0 = 4 * _LANES
+    lo0 = hi0 + _BLOCK
+    acc0 = lo0 + _BLOCK
+    m = 0
+    for k in range(_BLOCK):
+        for p in (scratch[hi0 + k], scratch[lo0 + k]):
+            if m < wanted and (p & _LOW32) >= threshold:
+                scratch[acc0 + m] = p >> np.uint64(32)
+                m += 1
+    return m
+
+
+@njit(**_JIT)
+def _lemire_bound(n):
+    """(bound, threshold) for n < 2**32; masking tells the compiler the products are 32 x 32 bits."""
+    bound = np.uint64(n) & _LOW32
+    return bound, ((np.uint64(1) << np.uint64(32)) - bound) % bound  # Lemire 2019: unbiased
+
+
+@njit(**_JIT)
+def draw_indices(seed, replicate, n, out, scratch):
+    """Fill out[:n] with uniform integers in [0, n): replicate's stream (see _next_block), each
+    64-bit draw giving two 32-bit candidates (high half first) mapped by Lemire's multiply-shift
+    with rejection. Keyed by (seed, replicate): independent of thread count and replicate order."""
+    bound, threshold = _lemire_bound(n)
+    _seed_lanes(seed, replicate, scratch)
+    acc0 = 4 * _LANES + 2 * _BLOCK
     i = 0
     while i < n:
-        state += _GOLDEN
-        z = _mix64(state)
-        m = (z >> np.uint64(32)) * bound
-        if (m & _LOW32) >= threshold:
-            out[i] = np.int64(m >> np.uint64(32))
-            i += 1
-            if i == n:
-                break
-        m = (z & _LOW32) * bound
-        if (m & _LOW32) >= threshold:
-            out[i] = np.int64(m >> np.uint64(32))
-            i += 1
-
-
-_CHUNK = 64  # draws per block of resampled_sum: 128 candidates, small enough for L1
+        _next_block(scratch, bound, threshold)
+        m = _accepted_in_order(scratch, threshold, n - i)
+        for k in range(m):
+            out[i + k] = np.int64(scratch[acc0 + k])
+        i += m
 
 
 @njit(**_JIT)
-def _accept_one(a, m, threshold, total, i):
-    """Lemire's acceptance of one candidate product m: (total, i) after it."""
-    if (m & _LOW32) >= threshold:
-        return total + a[m >> np.uint64(32)], i + 1
-    return total, i
-
-
-@njit(**_JIT)
-def resampled_sum(a, seed, replicate):
+def resampled_sum(a, seed, replicate, scratch):
     """Sum of a over the resample draw_indices(seed, replicate, n) gives, drawn on the fly.
 
-    The same accepted candidates in the same order as draw_indices, never stored as indices: a
-    block of _CHUNK draws is mixed in a loop the compiler vectorises, and when no candidate of the
-    block is rejected (the common case: each is rejected with probability below n / 2**32) the
-    block is gathered into four running sums. So the sum order is not numpy's pairwise order.
+    When no candidate of a block is rejected (each is with probability below n / 2**32) and the
+    block is not the last, its 128 indices are gathered straight into four running sums; no index
+    array is stored. So the sum order is not numpy's pairwise order.
     """
     n = a.shape[0]
-    bound = np.uint64(n) & _LOW32  # n < 2**32: tells the compiler the products are 32 x 32 bits
-    threshold = _lemire_threshold(bound)
-    state = _stream_start(seed, replicate)
-    high = np.empty(_CHUNK, np.uint64)
-    low = np.empty(_CHUNK, np.uint64)
+    bound, threshold = _lemire_bound(n)
+    _seed_lanes(seed, replicate, scratch)
+    hi0 = 4 * _LANES
+    lo0 = hi0 + _BLOCK
+    acc0 = lo0 + _BLOCK
     s0 = 0.0
     s1 = 0.0
     s2 = 0.0
     s3 = 0.0
-    i = np.int64(0)  # not a literal: _accept_one compiles once
-    while n - i >= 2 * _CHUNK:
-        smallest = _LOW32
-        for j in range(_CHUNK):
-            z = _mix64(state + np.uint64(j + 1) * _GOLDEN)
-            mh = (z >> np.uint64(32)) * bound
-            ml = (z & _LOW32) * bound
-            high[j] = mh
-            low[j] = ml
-            smallest = min(smallest, min(mh & _LOW32, ml & _LOW32))
-        state += np.uint64(_CHUNK) * _GOLDEN
-        if smallest >= threshold:
-            for j in range(0, _CHUNK, 2):
-                s0 += a[high[j] >> np.uint64(32)]
-                s1 += a[low[j] >> np.uint64(32)]
-                s2 += a[high[j + 1] >> np.uint64(32)]
-                s3 += a[low[j + 1] >> np.uint64(32)]
-            i += 2 * _CHUNK
-        else:  # rare: candidate by candidate, in stream order
-            for j in range(_CHUNK):
-                s0, i = _accept_one(a, high[j], threshold, s0, i)
-                s0, i = _accept_one(a, low[j], threshold, s0, i)
-    while i < n:  # the last draws one at a time, ending as draw_indices ends
-        state += _GOLDEN
-        z = _mix64(state)
-        s0, i = _accept_one(a, (z >> np.uint64(32)) * bound, threshold, s0, i)
-        if i < n:
-            s0, i = _accept_one(a, (z & _LOW32) * bound, threshold, s0, i)
+    i = 0
+    while i < n:
+        bad = _next_block(scratch, bound, threshold)
+        if not bad and n - i >= 2 * _BLOCK:
+            for k in range(0, _BLOCK, 2):
+                s0 += a[scratch[hi0 + k] >> np.uint64(32)]
+                s1 += a[scratch[lo0 + k] >> np.uint64(32)]
+                s2 += a[scratch[hi0 + k + 1] >> np.uint64(32)]
+                s3 += a[scratch[lo0 + k + 1] >> np.uint64(32)]
+            i += 2 * _BLOCK
+        else:  # rare, and the last block: in stream order
+            m = _accepted_in_order(scratch, threshold, n - i)
+            for k in range(m):
+                s0 += a[scratch[acc0 + k]]
+            i += m
     return (s0 + s1) + (s2 + s3)
 
 
@@ -635,7 +683,7 @@ def _replicate_indices(source, seed, r, n, given_idx):
         idx[r:] = np.arange(r + 1, n)
         return idx
     idx = np.empty(n, np.int64)
-    draw_indices(seed, r, n, idx)
+    draw_indices(seed, r, n, idx, _stream_scratch())
     return idx
 
 
@@ -702,12 +750,21 @@ def statistic_of(code, x, y):
 
 # ---------------------------------------------------------------- resampling means
 
+_REPLICATES_PER_TASK = 8  # replicates sharing one scratch allocation
+
+
+@njit(**_JIT)
+def _mean_differences(d, seed, start, stop, out):
+    scratch = _stream_scratch()
+    for b in range(start, stop):
+        out[b] = resampled_sum(d, seed, b, scratch) / d.shape[0]
+
+
 @njit(parallel=True, **_JIT)
 def bootstrap_mean_difference(d, n_resamples, seed, out):
     """Mean of resampled per-item differences (system X minus Y), one value per replicate."""
-    n = d.shape[0]
-    for b in prange(n_resamples):
-        out[b] = resampled_sum(d, seed, np.int64(b)) / n
+    for c in prange((n_resamples + _REPLICATES_PER_TASK - 1) // _REPLICATES_PER_TASK):
+        _mean_differences(d, seed, c * _REPLICATES_PER_TASK, min(n_resamples, (c + 1) * _REPLICATES_PER_TASK), out)
 
 
 @njit(**_JIT)
@@ -817,7 +874,8 @@ def _sign_flip_mean(d, b, seed):
 def sign_flip_means(d, n_resamples, seed, out):
     """Randomisation (Fisher) test replicates: mean of d with each sign flipped by a fair coin.
 
-    Coins come from the same (seed, replicate)-keyed splitmix64 streams as draw_indices, 64 per draw.
+    Coins are the bits of the (seed, replicate)-keyed splitmix64 counter that seeds draw_indices'
+    lanes, 64 per output.
     """
     for b in prange(n_resamples):
         out[b] = _sign_flip_mean(d, np.int64(b), seed)
