@@ -597,7 +597,7 @@ def r2_determination(y_true, y_pred):
     return 1.0 - res / tot
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)  # one call site: inlining spares a re-optimisation of the whole tree
 def statistic(code, x, y):
     """One statistic of a paired sample by code (MEAN uses x only)."""
     if code == MEAN:
@@ -634,34 +634,18 @@ def _row_pair(x, y, omit):
     return x[keep], y[keep], has_nan
 
 
-@njit(**_JIT)
-def _kendall_row(X, Y, r, omit, counts_out, nan_rows):
-    x, y, has_nan = _row_pair(X[r], Y[r], omit)
-    nan_rows[r] = has_nan
-    if has_nan and not omit:
-        counts_out[r, :] = 0
-    else:
-        kendall_counts(x, y, counts_out[r])
-
-
-@njit(parallel=True, **_JIT)
-def rows_kendall(X, Y, omit, counts_out, nan_rows):
-    """Kendall counts of each row pair; NaN pairs dropped (omit) or flagged (propagate)."""
-    for r in prange(X.shape[0]):
-        _kendall_row(X, Y, np.int64(r), omit, counts_out, nan_rows)
-
-
 # ---------------------------------------------------------------- one statistic per sample of a batch
 # statistic_batch is the only kernel that links the statistic() tree: every kernel linking it
-# re-optimises the whole tree on its first compile (tens of seconds), so rows, bootstrap
-# replicates, leaderboard replicates, the jackknife and single values from Python all go through
-# this one kernel.
+# re-optimises the whole tree on its first compile (tens of seconds), so rows (statistics and
+# Kendall counts), bootstrap replicates, leaderboard replicates, the jackknife and single values
+# from Python all go through this one kernel.
 
 ROWS = 0  # sample r is row r of (X, Y), NaN pairs omitted or flagged (see _row_pair)
 DRAWN = 1  # sample r is (X[0], Y[0]) at draw_indices(seed, r, n)
 GIVEN = 2  # sample r is (X[0], Y[0]) at given_idx[r] (e.g. drawn by numpy as scipy does)
 LEAVE_ONE_OUT = 3  # sample r is (X[0], Y[0]) without item r (the jackknife)
 COLUMN_MEANS = 4  # sample r is (row means of X, row means of Y) over the columns draw_indices draws
+ROW_COUNTS = 5  # as ROWS, but the Kendall counts of row r go to counts_out[r] (zeros if NaN propagates)
 
 
 @njit(**_JIT)
@@ -688,55 +672,72 @@ def _replicate_indices(source, seed, r, n, given_idx):
 
 
 @njit(**_JIT)
-def _batch_sample(code, X, Y, source, r, seed, given_idx, omit, out, n_out, nan_rows):
-    if source == ROWS:
+def _batch_sample(code, X, Y, source, r, seed, given_idx, omit, out, n_out, nan_rows, counts_out):
+    if source == ROWS or source == ROW_COUNTS:
         x, y, has_nan = _row_pair(X[r], Y[r], omit)
         nan_rows[r] = has_nan
+        if source == ROW_COUNTS:
+            if has_nan and not omit:
+                counts_out[r, :] = 0
+            else:
+                kendall_counts(x, y, counts_out[r])
+            return
         n_out[r] = x.shape[0]
         if (has_nan and not omit) or x.shape[0] < 2:
             out[r] = np.nan
-        else:
-            out[r] = statistic(code, x, y)
-        return
-    idx = _replicate_indices(source, seed, r, X.shape[1], given_idx)
-    m = idx.shape[0]
-    if source == COLUMN_MEANS:  # leaderboards: systems x queries, queries resampled
-        out[r] = statistic(code, _resampled_row_means(X, idx), _resampled_row_means(Y, idx))
-    elif code == MEAN:
-        out[r] = gathered_pairwise_sum(X[0], idx, 0, m) / m
+            return
     else:
-        out[r] = statistic(code, X[0][idx], Y[0][idx])
+        idx = _replicate_indices(source, seed, r, X.shape[1], given_idx)
+        if source == COLUMN_MEANS:  # leaderboards: systems x queries, queries resampled
+            x = _resampled_row_means(X, idx)
+            y = _resampled_row_means(Y, idx)
+        elif code == MEAN:
+            out[r] = gathered_pairwise_sum(X[0], idx, 0, idx.shape[0]) / idx.shape[0]
+            return
+        else:
+            x = X[0][idx]
+            y = Y[0][idx]
+    out[r] = statistic(code, x, y)
 
 
 @njit(parallel=True, **_JIT)
-def statistic_batch(code, X, Y, source, seed, given_idx, omit, out, n_out, nan_rows):
-    """out[r] = the statistic of sample r (see ROWS .. LEAVE_ONE_OUT) for r < out.shape[0].
+def statistic_batch(code, X, Y, source, seed, given_idx, omit, out, n_out, nan_rows, counts_out):
+    """out[r] = the statistic of sample r (see ROWS .. ROW_COUNTS) for r < out.shape[0].
 
-    n_out and nan_rows (the pairs used and whether the row had NaN) are written for ROWS only.
+    n_out (the pairs used) is written for ROWS only, nan_rows (whether the row had NaN) for ROWS
+    and ROW_COUNTS, counts_out for ROW_COUNTS only (out is then untouched).
     """
     for r in prange(out.shape[0]):
-        _batch_sample(code, X, Y, source, np.int64(r), seed, given_idx, omit, out, n_out, nan_rows)
+        _batch_sample(code, X, Y, source, np.int64(r), seed, given_idx, omit, out, n_out, nan_rows, counts_out)
 
 
 NO_INDICES = np.empty((0, 0), np.int64)
 _NO_COUNTS = np.empty(0, np.int64)
 _NO_FLAGS = np.empty(0, np.bool_)
+_NO_KENDALL_COUNTS = np.empty((0, K_FIELDS), np.int64)
+
+
+def rows_kendall(X, Y, omit, counts_out, nan_rows):
+    """Kendall counts of each row pair; NaN pairs dropped (omit) or flagged (propagate)."""
+    statistic_batch(KENDALL_B, X, Y, ROW_COUNTS, 0, NO_INDICES, omit, np.empty(X.shape[0]), _NO_COUNTS,
+                    nan_rows, counts_out)
 
 
 def rows_statistic(code, X, Y, omit, out, n_out, nan_rows):
     """A Pearson-type statistic of each row pair with the NaN handling of rows_kendall."""
-    statistic_batch(code, X, Y, ROWS, 0, NO_INDICES, omit, out, n_out, nan_rows)
+    statistic_batch(code, X, Y, ROWS, 0, NO_INDICES, omit, out, n_out, nan_rows, _NO_KENDALL_COUNTS)
 
 
 def resampled_statistic(code, x, y, source, seed, given_idx, out):
     """The statistic of (x, y) on out.shape[0] samples: DRAWN, GIVEN or LEAVE_ONE_OUT."""
     statistic_batch(code, x.reshape(1, -1), y.reshape(1, -1), source, seed, given_idx, False, out,
-                    _NO_COUNTS, _NO_FLAGS)
+                    _NO_COUNTS, _NO_FLAGS, _NO_KENDALL_COUNTS)
 
 
 def resampled_leaderboard_statistic(code, A, B, seed, out):
     """The statistic between the system means of A and B (systems x queries) over resampled queries."""
-    statistic_batch(code, A, B, COLUMN_MEANS, seed, NO_INDICES, False, out, _NO_COUNTS, _NO_FLAGS)
+    statistic_batch(code, A, B, COLUMN_MEANS, seed, NO_INDICES, False, out, _NO_COUNTS, _NO_FLAGS,
+                    _NO_KENDALL_COUNTS)
 
 
 def statistic_of(code, x, y):
@@ -744,7 +745,7 @@ def statistic_of(code, x, y):
     out = np.empty(1)
     statistic_batch(code, np.ascontiguousarray(x, np.float64).reshape(1, -1),
                     np.ascontiguousarray(y, np.float64).reshape(1, -1), ROWS, 0, NO_INDICES, False, out,
-                    np.empty(1, np.int64), np.zeros(1, np.bool_))
+                    np.empty(1, np.int64), np.zeros(1, np.bool_), _NO_KENDALL_COUNTS)
     return float(out[0])
 
 
