@@ -256,12 +256,18 @@ def _next_block(scratch, bound, threshold):
 
 
 @njit(**_JIT)
-def _accepted_in_order(scratch, threshold, wanted):
+def _accepted_in_order(scratch, threshold, wanted, rejected):
     """The block's accepted candidates in stream order (Lemire's rule), at most wanted of them,
-    as indices into scratch's last _BLOCK * 2 words; returns how many."""
+    as indices into scratch's last _BLOCK * 2 words; returns how many. rejected: _next_block's
+    flag (when False every candidate is accepted, so no test is needed)."""
     hi0 = 4 * _LANES
     lo0 = hi0 + _BLOCK
     acc0 = lo0 + _BLOCK
+    if not rejected:
+        m = min(2 * _BLOCK, wanted)
+        for k in range(m):
+            scratch[acc0 + k] = scratch[(lo0 if k % 2 else hi0) + k // 2] >> np.uint64(32)
+        return m
     m = 0
     for k in range(_BLOCK):
         for p in (scratch[hi0 + k], scratch[lo0 + k]):
@@ -288,8 +294,8 @@ def draw_indices(seed, replicate, n, out, scratch):
     acc0 = 4 * _LANES + 2 * _BLOCK
     i = 0
     while i < n:
-        _next_block(scratch, bound, threshold)
-        m = _accepted_in_order(scratch, threshold, n - i)
+        rejected = _next_block(scratch, bound, threshold)
+        m = _accepted_in_order(scratch, threshold, n - i, rejected)
         for k in range(m):
             out[i + k] = np.int64(scratch[acc0 + k])
         i += m
@@ -324,7 +330,7 @@ def resampled_sum(a, seed, replicate, scratch):
                 s3 += a[scratch[lo0 + k + 1] >> np.uint64(32)]
             i += 2 * _BLOCK
         else:  # rare, and the last block: in stream order
-            m = _accepted_in_order(scratch, threshold, n - i)
+            m = _accepted_in_order(scratch, threshold, n - i, bad)
             for k in range(m):
                 s0 += a[scratch[acc0 + k]]
             i += m

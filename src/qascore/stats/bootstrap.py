@@ -3,9 +3,9 @@ drop-in for rouge-score's BootstrapAggregator.
 
 Two sources of resampling indices, both seeded and reproducible:
 
-- ``rng="qascore"`` (default): each replicate draws from its own splitmix64 stream keyed by
-  (seed, replicate) inside the Numba kernel, so replicates run in parallel and the result does not
-  depend on the number of threads.
+- ``rng="qascore"`` (default): each replicate draws from its own stream (16 xoshiro256++ lanes
+  seeded by splitmix64 keyed by (seed, replicate)) inside the Numba kernel, so replicates run in
+  parallel and the result does not depend on the number of threads.
 - ``rng="scipy"``: indices drawn exactly as ``scipy.stats.bootstrap(..., rng=seed)`` draws them
   (``numpy.random.default_rng(seed).integers(0, n, (n_resamples, n))``), so intervals equal
   scipy's for the same seed; slower, because numpy draws the indices.
