@@ -175,6 +175,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _LOW32 = np.uint64(0xFFFFFFFF)
+_HIGH32 = np.uint64(0xFFFFFFFF00000000)
 
 
 @njit(**_JIT)
@@ -195,7 +196,14 @@ def _stream_start(seed, replicate):
 _LANES = 16
 _STEPS = 4  # draws per lane in a block
 _BLOCK = _LANES * _STEPS  # 64 draws = 128 candidates, in stream order k = step * _LANES + lane
-_SCRATCH = 4 * _LANES + 4 * _BLOCK  # state, high and low products, accepted indices (uint64 words)
+# scratch (uint64 words): lane states (4 words of _LANES), then per draw k of the block its two
+# candidates' indices packed as idx[k] = index(high half) | index(low half) << 32 (a pair per
+# load in the gather) and the low 32 bits of their Lemire products packed the same way in
+# lows[k] (for the rejection test), then the accepted indices of a block, one a word.
+_IDX0 = 4 * _LANES
+_LOWS0 = _IDX0 + _BLOCK
+_ACC0 = _LOWS0 + _BLOCK
+_SCRATCH = _ACC0 + 2 * _BLOCK
 
 
 @njit(**_JIT)
@@ -220,12 +228,11 @@ def _seed_lanes(seed, replicate, scratch):
         scratch[w] = _mix64(base + np.uint64(w + 1) * _GOLDEN)
 
 
+
 @njit(**_JIT)
 def _next_block(scratch, bound, threshold):
-    """Step every lane _STEPS times: draw k's Lemire products (high 32 bits first, then low) go
-    to scratch's high[k] and low[k]. True when some candidate of the block is rejected."""
-    hi0 = 4 * _LANES
-    lo0 = hi0 + _BLOCK
+    """Step every lane _STEPS times; draw k's two candidates (high 32 bits first, then low) go to
+    scratch's idx[k] and lows[k] through Lemire's products. True when one of them is rejected."""
     thr = np.int64(threshold)
     bad = np.int64(0)
     for j in range(_LANES):  # vectorised over the lanes
@@ -244,8 +251,8 @@ def _next_block(scratch, bound, threshold):
             x3 = _rotl(x3, 45)
             mh = (r >> np.uint64(32)) * bound
             ml = (r & _LOW32) * bound
-            scratch[hi0 + step * _LANES + j] = mh
-            scratch[lo0 + step * _LANES + j] = ml
+            scratch[_IDX0 + step * _LANES + j] = (mh >> np.uint64(32)) | (ml & _HIGH32)
+            scratch[_LOWS0 + step * _LANES + j] = (mh & _LOW32) | (ml << np.uint64(32))
             # low halves fit in int64, so a signed compare (which AVX2 has) is exact
             bad |= (np.int64(mh & _LOW32) < thr) | (np.int64(ml & _LOW32) < thr)
         scratch[j] = x0
@@ -258,22 +265,19 @@ def _next_block(scratch, bound, threshold):
 @njit(**_JIT)
 def _accepted_in_order(scratch, threshold, wanted, rejected):
     """The block's accepted candidates in stream order (Lemire's rule), at most wanted of them,
-    as indices into scratch's last _BLOCK * 2 words; returns how many. rejected: _next_block's
-    flag (when False every candidate is accepted, so no test is needed)."""
-    hi0 = 4 * _LANES
-    lo0 = hi0 + _BLOCK
-    acc0 = lo0 + _BLOCK
+    one a word from scratch[_ACC0]; returns how many. rejected: _next_block's flag (when False
+    every candidate is accepted, so no test is needed)."""
     if not rejected:
         m = min(2 * _BLOCK, wanted)
-        for k in range(m):
-            scratch[acc0 + k] = scratch[(lo0 if k % 2 else hi0) + k // 2] >> np.uint64(32)
+        for c in range(m):
+            scratch[_ACC0 + c] = (scratch[_IDX0 + c // 2] >> np.uint64(32 * (c % 2))) & _LOW32
         return m
     m = 0
-    for k in range(_BLOCK):
-        for p in (scratch[hi0 + k], scratch[lo0 + k]):
-            if m < wanted and (p & _LOW32) >= threshold:
-                scratch[acc0 + m] = p >> np.uint64(32)
-                m += 1
+    for c in range(2 * _BLOCK):
+        shift = np.uint64(32 * (c % 2))
+        if m < wanted and (scratch[_LOWS0 + c // 2] >> shift) & _LOW32 >= threshold:
+            scratch[_ACC0 + m] = (scratch[_IDX0 + c // 2] >> shift) & _LOW32
+            m += 1
     return m
 
 
@@ -291,13 +295,12 @@ def draw_indices(seed, replicate, n, out, scratch):
     with rejection. Keyed by (seed, replicate): independent of thread count and replicate order."""
     bound, threshold = _lemire_bound(n)
     _seed_lanes(seed, replicate, scratch)
-    acc0 = 4 * _LANES + 2 * _BLOCK
     i = 0
     while i < n:
         rejected = _next_block(scratch, bound, threshold)
         m = _accepted_in_order(scratch, threshold, n - i, rejected)
         for k in range(m):
-            out[i + k] = np.int64(scratch[acc0 + k])
+            out[i + k] = np.int64(scratch[_ACC0 + k])
         i += m
 
 
@@ -312,27 +315,26 @@ def resampled_sum(a, seed, replicate, scratch):
     n = a.shape[0]
     bound, threshold = _lemire_bound(n)
     _seed_lanes(seed, replicate, scratch)
-    hi0 = 4 * _LANES
-    lo0 = hi0 + _BLOCK
-    acc0 = lo0 + _BLOCK
     s0 = 0.0
     s1 = 0.0
     s2 = 0.0
     s3 = 0.0
     i = 0
     while i < n:
-        bad = _next_block(scratch, bound, threshold)
-        if not bad and n - i >= 2 * _BLOCK:
+        rejected = _next_block(scratch, bound, threshold)
+        if not rejected and n - i >= 2 * _BLOCK:
             for k in range(0, _BLOCK, 2):
-                s0 += a[scratch[hi0 + k] >> np.uint64(32)]
-                s1 += a[scratch[lo0 + k] >> np.uint64(32)]
-                s2 += a[scratch[hi0 + k + 1] >> np.uint64(32)]
-                s3 += a[scratch[lo0 + k + 1] >> np.uint64(32)]
+                p = scratch[_IDX0 + k]
+                q = scratch[_IDX0 + k + 1]
+                s0 += a[p & _LOW32]
+                s1 += a[p >> np.uint64(32)]
+                s2 += a[q & _LOW32]
+                s3 += a[q >> np.uint64(32)]
             i += 2 * _BLOCK
         else:  # rare, and the last block: in stream order
-            m = _accepted_in_order(scratch, threshold, n - i, bad)
+            m = _accepted_in_order(scratch, threshold, n - i, rejected)
             for k in range(m):
-                s0 += a[scratch[acc0 + k]]
+                s0 += a[scratch[_ACC0 + k]]
             i += m
     return (s0 + s1) + (s2 + s3)
 
