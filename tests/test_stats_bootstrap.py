@@ -14,20 +14,8 @@ from qascore.stats import _kernels as K
 MASK64 = (1 << 64) - 1
 
 
-def ref_splitmix_indices(seed, replicate, n):
-    """The documented index stream in plain Python integers: splitmix64 keyed by (seed, replicate);
-    each 64-bit output gives two 32-bit candidates (high half first), accepted by Lemire's rule."""
-    state = ref_mix((seed * 0x9E3779B97F4A7C15 + replicate + 1) & MASK64)
-    threshold = (2**32 - n) % n
-    out = []
-    while len(out) < n:
-        state = (state + 0x9E3779B97F4A7C15) & MASK64
-        z = ref_mix(state)
-        for half in (z >> 32, z & 0xFFFFFFFF):
-            m = half * n
-            if (m & 0xFFFFFFFF) >= threshold and len(out) < n:
-                out.append(m >> 32)
-    return out
+GOLDEN = 0x9E3779B97F4A7C15
+LANES, STEPS = 16, 4
 
 
 def ref_mix(z):
@@ -36,41 +24,86 @@ def ref_mix(z):
     return z ^ (z >> 31)
 
 
+def ref_rotl(x, k):
+    return ((x << k) | (x >> (64 - k))) & MASK64
+
+
+def ref_xoshiro256pp(s):
+    """One xoshiro256++ step on the 4-word list s (Blackman & Vigna's reference C, in Python)."""
+    result = (ref_rotl((s[0] + s[3]) & MASK64, 23) + s[0]) & MASK64
+    t = (s[1] << 17) & MASK64
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = ref_rotl(s[3], 45)
+    return result
+
+
+def ref_stream_indices(seed, replicate, n):
+    """The documented index stream in plain Python integers: 16 xoshiro256++ lanes whose words are
+    splitmix64 outputs keyed by (seed, replicate); blocks of 4 draws per lane taken step by step
+    across the lanes; each 64-bit draw gives two 32-bit candidates (high half first), accepted by
+    Lemire's rule."""
+    base = ref_mix((seed * GOLDEN + replicate + 1) & MASK64)
+    words = [ref_mix((base + (w + 1) * GOLDEN) & MASK64) for w in range(4 * LANES)]
+    lanes = [[words[j], words[LANES + j], words[2 * LANES + j], words[3 * LANES + j]] for j in range(LANES)]
+    threshold = (2**32 - n) % n
+    out = []
+    while len(out) < n:
+        block = [[ref_xoshiro256pp(lane) for _ in range(STEPS)] for lane in lanes]
+        for step in range(STEPS):
+            for j in range(LANES):
+                z = block[j][step]
+                for half in (z >> 32, z & 0xFFFFFFFF):
+                    m = half * n
+                    if (m & 0xFFFFFFFF) >= threshold and len(out) < n:
+                        out.append(m >> 32)
+    return out
+
+
+def test_xoshiro256pp_reference_matches_the_published_generator():
+    # First outputs of xoshiro256++ from state {1, 2, 3, 4} (the reference C code's values).
+    s = [1, 2, 3, 4]
+    assert [ref_xoshiro256pp(s) for _ in range(3)] == [41943041, 58720359, 3588806011781223]
+
+
+def draw(seed, replicate, n):
+    out = np.empty(n, np.int64)
+    K.draw_indices(seed, replicate, n, out, K._stream_scratch())
+    return out
+
+
 @settings(max_examples=40, deadline=None)
 @given(hs.integers(0, 2**40), hs.integers(0, 10_000), hs.integers(1, 300))
 def test_index_stream_equals_plain_reference(seed, replicate, n):
-    out = np.empty(n, np.int64)
-    K.draw_indices(seed, replicate, n, out)
-    assert out.tolist() == ref_splitmix_indices(seed, replicate, n)
+    assert draw(seed, replicate, n).tolist() == ref_stream_indices(seed, replicate, n)
 
 
 @settings(max_examples=40, deadline=None)
 @given(hs.integers(0, 2**40), hs.integers(0, 10_000), hs.integers(1, 300))
 def test_fused_resampled_sum_equals_plain_reference(seed, replicate, n):
     a = np.random.default_rng(n).standard_normal(n)
-    expected = math.fsum(a[i] for i in ref_splitmix_indices(seed, replicate, n))
-    assert K.resampled_sum(a, seed, replicate) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    expected = math.fsum(a[i] for i in ref_stream_indices(seed, replicate, n))
+    assert K.resampled_sum(a, seed, replicate, K._stream_scratch()) == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
 def test_rejected_candidates_are_skipped_in_stream_order():
     # n = 1,073,742 rejects a candidate with probability 0.025%: about 268 rejections per
     # replicate, exercising the rare paths of draw_indices and resampled_sum.
     n = 1_073_742
-    expected = ref_splitmix_indices(3, 1, n)
-    out = np.empty(n, np.int64)
-    K.draw_indices(3, 1, n, out)
-    assert out.tolist() == expected
+    expected = ref_stream_indices(3, 1, n)
+    assert draw(3, 1, n).tolist() == expected
     a = np.random.default_rng(0).random(n)
-    assert K.resampled_sum(a, 3, 1) == pytest.approx(math.fsum(a[expected]), rel=1e-12)
+    assert K.resampled_sum(a, 3, 1, K._stream_scratch()) == pytest.approx(math.fsum(a[expected]), rel=1e-12)
 
 
 def test_index_stream_is_uniform():
     n, reps = 7, 3000
     counts = np.zeros(n)
-    out = np.empty(n, np.int64)
     for b in range(reps):
-        K.draw_indices(11, b, n, out)
-        counts += np.bincount(out, minlength=n)
+        counts += np.bincount(draw(11, b, n), minlength=n)
     assert st.chisquare(counts).pvalue > 1e-4
 
 
@@ -118,7 +151,7 @@ def test_fast_stream_is_reproducible_and_thread_count_free():
 def test_fast_stream_replicates_are_means_of_the_documented_indices():
     x = np.random.default_rng(4).standard_normal(300)
     res = stats.bootstrap(x, "mean", n_resamples=50, seed=8, method="percentile")
-    expected = [np.mean(x[ref_splitmix_indices(8, b, x.size)]) for b in range(50)]
+    expected = [np.mean(x[ref_stream_indices(8, b, x.size)]) for b in range(50)]
     np.testing.assert_array_equal(res.distribution, expected)
 
 
@@ -170,7 +203,7 @@ def test_paired_means_equal_numpy_loop_on_the_same_indices():
     wins = 0
     diffs = []
     for r in range(300):
-        idx = ref_splitmix_indices(3, r, 200)
+        idx = ref_stream_indices(3, r, 200)
         d = np.mean((a - b)[idx])
         diffs.append(d)
         wins += d > 0
@@ -200,7 +233,7 @@ def test_paired_correlation_replicates_equal_scipy_on_the_same_indices():
     res = stats.paired_bootstrap_correlation(a, b, human, statistic="kendall_tau_b", n_resamples=40, seed=2)
     wins = 0
     for r in range(40):
-        idx = ref_splitmix_indices(2, r, 60)
+        idx = ref_stream_indices(2, r, 60)
         wins += st.kendalltau(a[idx], human[idx]).statistic > st.kendalltau(b[idx], human[idx]).statistic
     assert res.win_rate == wins / 40
 
@@ -289,3 +322,45 @@ def test_rouge_aggregator_bad_arguments_like_rouge_score():
         stats.BootstrapAggregator(confidence_interval=1.5)
     with pytest.raises(ValueError, match="n_samples"):
         stats.BootstrapAggregator(n_samples=0)
+
+
+# ---------------------------------------------------------------- the resampling distribution of the stream
+
+def test_bootstrap_standard_error_of_a_mean_is_sigma_over_sqrt_n():
+    # The bootstrap distribution of a mean has standard deviation std(x, ddof=0) / sqrt(n); with
+    # 4,000 replicates its estimate is within 1.1% (one sd), so 5% is a 4.5-sigma bound.
+    x = np.random.default_rng(21).exponential(2.0, 3000)
+    expected = np.std(x) / np.sqrt(x.size)
+    res = stats.bootstrap(x, "mean", n_resamples=4000, method="percentile", seed=1)
+    assert res.standard_error == pytest.approx(expected, rel=0.05)
+    assert abs(res.distribution.mean() - x.mean()) < 4 * expected / np.sqrt(4000)
+    fused = np.empty(4000)
+    K.bootstrap_mean_difference(x, 4000, 1, fused)  # the fused kernel draws the same resamples
+    np.testing.assert_allclose(fused, res.distribution, rtol=1e-12)
+    # replicates are independent: consecutive ones are uncorrelated
+    assert abs(np.corrcoef(fused[:-1], fused[1:])[0, 1]) < 4 / np.sqrt(4000)
+
+
+def test_paired_win_rate_matches_the_normal_approximation():
+    # With mean(d) / se(d) = z, a replicate mean is above 0 with probability about Phi(z).
+    rng = np.random.default_rng(22)
+    d = rng.normal(0, 1, 2000)
+    d += 1.0 * d.std() / np.sqrt(d.size) - d.mean()  # observed z = 1 exactly
+    res = stats.paired_bootstrap_means(d, np.zeros_like(d), n_resamples=4000, seed=3)
+    assert res.win_rate == pytest.approx(st.norm.cdf(1.0), abs=0.03)
+
+
+def test_paired_means_are_thread_count_free():
+    rng = np.random.default_rng(23)
+    a, b = rng.random(5000), rng.random(5000)
+    one = stats.paired_bootstrap_means(a, b, n_resamples=1001, seed=4, n_jobs=1)
+    two = stats.paired_bootstrap_means(a, b, n_resamples=1001, seed=4, n_jobs=2)
+    assert one == two
+
+
+def test_index_stream_is_uniform_over_full_blocks():
+    n, reps = 1000, 200  # 7 full blocks a replicate, then the tail
+    counts = np.zeros(n)
+    for b in range(reps):
+        counts += np.bincount(draw(12, b, n), minlength=n)
+    assert st.chisquare(counts).pvalue > 1e-4

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import scipy.stats as st
-from test_stats_bootstrap import MASK64, ref_mix, ref_splitmix_indices
+from test_stats_bootstrap import MASK64, ref_mix, ref_stream_indices
 
 from qascore import stats
 from qascore.stats.leaderboard import paired_pvalue
@@ -104,7 +104,7 @@ def test_bootstrap_leaderboard_correlation_equals_scipy_on_documented_indices():
     a, b = make_boards(seed=7)
     res = stats.bootstrap_leaderboard_correlation(a, b, n_resamples=30, seed=4)
     for r in range(30):
-        idx = ref_splitmix_indices(4, r, 131)
+        idx = ref_stream_indices(4, r, 131)
         expected = st.kendalltau(a.scores[:, idx].mean(axis=1), b.scores[:, idx].mean(axis=1)).statistic
         assert res.distribution[r] == pytest.approx(expected, abs=1e-12)
     assert res.statistic == pytest.approx(st.kendalltau(a.means, b.means).statistic, abs=1e-12)
@@ -150,7 +150,7 @@ def test_paired_pvalues_equal_references():
     flips = ref_sign_flip_means(d, 200, 3)
     expected = (np.count_nonzero(np.abs(flips) >= abs(d.mean())) + 1) / 201
     assert paired_pvalue(d, "randomization", 200, 3) == expected
-    boots = np.array([np.mean(d[ref_splitmix_indices(3, r, 70)]) for r in range(200)])
+    boots = np.array([np.mean(d[ref_stream_indices(3, r, 70)]) for r in range(200)])
     expected = (np.count_nonzero(np.abs(boots - d.mean()) >= abs(d.mean())) + 1) / 201
     assert paired_pvalue(d, "paired_bootstrap", 200, 3) == expected
 

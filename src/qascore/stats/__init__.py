@@ -18,7 +18,7 @@ Batched over rows of two (rows x items) arrays, rows in parallel, ``RowsResult``
 ``kendalltau_rows``, ``goodman_kruskal_gamma_rows``, ``spearmanr_rows``, ``pearsonr_rows``
 (same keywords plus ``n_jobs``).
 
-Resampling (seeded; ``rng='qascore'`` parallel counter-based streams, ``rng='scipy'`` the
+Resampling (seeded; ``rng='qascore'`` per-replicate xoshiro256++ streams, ``rng='scipy'`` the
 exact indices of ``scipy.stats.bootstrap(..., rng=seed)``):
 
 - ``bootstrap(data, statistic='mean', *, n_resamples=9999, confidence_level=0.95,

@@ -175,6 +175,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _LOW32 = np.uint64(0xFFFFFFFF)
+_HIGH32 = np.uint64(0xFFFFFFFF00000000)
 
 
 @njit(**_JIT)
@@ -189,97 +190,152 @@ def _stream_start(seed, replicate):
     return _mix64(np.uint64(seed) * _GOLDEN + np.uint64(replicate) + np.uint64(1))
 
 
-@njit(**_JIT)
-def _lemire_threshold(bound):
-    """Low products below this are rejected, which makes multiply-shift unbiased (Lemire 2019)."""
-    return ((np.uint64(1) << np.uint64(32)) - bound) % bound
+# The index stream of a replicate: _LANES xoshiro256++ generators (Blackman & Vigna 2021; the
+# layout Julia uses for bulk draws), seeded from splitmix64 keyed by (seed, replicate), stepped
+# together so the compiler keeps the lanes in SIMD registers. No 64-bit multiplies: AVX2 has none.
+_LANES = 16
+_STEPS = 4  # draws per lane in a block
+_BLOCK = _LANES * _STEPS  # 64 draws = 128 candidates, in stream order k = step * _LANES + lane
+# scratch (uint64 words): lane states (4 words of _LANES), then per draw k of the block its two
+# candidates' indices packed as idx[k] = index(high half) | index(low half) << 32 (a pair per
+# load in the gather) and the low 32 bits of their Lemire products packed the same way in
+# lows[k] (for the rejection test), then the accepted indices of a block, one a word.
+_IDX0 = 4 * _LANES
+_LOWS0 = _IDX0 + _BLOCK
+_ACC0 = _LOWS0 + _BLOCK
+_SCRATCH = _ACC0 + 2 * _BLOCK
 
 
 @njit(**_JIT)
-def draw_indices(seed, replicate, n, out):
-    """Fill out[:n] with uniform integers in [0, n) for one replicate.
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
-    Each replicate has its own splitmix64 stream keyed by (seed, replicate), so results do not
-    depend on the number of threads or on the order replicates run in. Every 64-bit draw gives two
-    32-bit candidates (high half first); Lemire's multiply-shift with rejection keeps them unbiased.
+
+@njit(**_JIT)
+def _stream_scratch():
+    """One allocation per replicate (or per chunk of replicates) for the stream's working arrays."""
+    return np.empty(_SCRATCH, np.uint64)
+
+
+@njit(**_JIT)
+def _seed_lanes(seed, replicate, scratch):
+    """Word w of lane j is splitmix64 output w * _LANES + j + 1 of the (seed, replicate) stream.
+
+    splitmix64 is a bijection of its counter, so no lane starts from the all-zero state.
     """
-    state = _stream_start(seed, replicate)
-    bound = np.uint64(n)
-    threshold = _lemire_threshold(bound)
+    base = _stream_start(seed, replicate)
+    for w in range(4 * _LANES):
+        scratch[w] = _mix64(base + np.uint64(w + 1) * _GOLDEN)
+
+
+
+@njit(**_JIT)
+def _next_block(scratch, bound, threshold):
+    """Step every lane _STEPS times; draw k's two candidates (high 32 bits first, then low) go to
+    scratch's idx[k] and lows[k] through Lemire's products. True when one of them is rejected."""
+    thr = np.int64(threshold)
+    bad = np.int64(0)
+    for j in range(_LANES):  # vectorised over the lanes
+        x0 = scratch[j]
+        x1 = scratch[_LANES + j]
+        x2 = scratch[2 * _LANES + j]
+        x3 = scratch[3 * _LANES + j]
+        for step in range(_STEPS):
+            r = _rotl(x0 + x3, 23) + x0
+            t = x1 << np.uint64(17)
+            x2 ^= x0
+            x3 ^= x1
+            x1 ^= x2
+            x0 ^= x3
+            x2 ^= t
+            x3 = _rotl(x3, 45)
+            mh = (r >> np.uint64(32)) * bound
+            ml = (r & _LOW32) * bound
+            scratch[_IDX0 + step * _LANES + j] = (mh >> np.uint64(32)) | (ml & _HIGH32)
+            scratch[_LOWS0 + step * _LANES + j] = (mh & _LOW32) | (ml << np.uint64(32))
+            # low halves fit in int64, so a signed compare (which AVX2 has) is exact
+            bad |= (np.int64(mh & _LOW32) < thr) | (np.int64(ml & _LOW32) < thr)
+        scratch[j] = x0
+        scratch[_LANES + j] = x1
+        scratch[2 * _LANES + j] = x2
+        scratch[3 * _LANES + j] = x3
+    return bad != 0
+
+
+@njit(**_JIT)
+def _accepted_in_order(scratch, threshold, wanted, rejected):
+    """The block's accepted candidates in stream order (Lemire's rule), at most wanted of them,
+    one a word from scratch[_ACC0]; returns how many. rejected: _next_block's flag (when False
+    every candidate is accepted, so no test is needed)."""
+    if not rejected:
+        m = min(2 * _BLOCK, wanted)
+        for c in range(m):
+            scratch[_ACC0 + c] = (scratch[_IDX0 + c // 2] >> np.uint64(32 * (c % 2))) & _LOW32
+        return m
+    m = 0
+    for c in range(2 * _BLOCK):
+        shift = np.uint64(32 * (c % 2))
+        if m < wanted and (scratch[_LOWS0 + c // 2] >> shift) & _LOW32 >= threshold:
+            scratch[_ACC0 + m] = (scratch[_IDX0 + c // 2] >> shift) & _LOW32
+            m += 1
+    return m
+
+
+@njit(**_JIT)
+def _lemire_bound(n):
+    """(bound, threshold) for n < 2**32; masking tells the compiler the products are 32 x 32 bits."""
+    bound = np.uint64(n) & _LOW32
+    return bound, ((np.uint64(1) << np.uint64(32)) - bound) % bound  # Lemire 2019: unbiased
+
+
+@njit(**_JIT)
+def draw_indices(seed, replicate, n, out, scratch):
+    """Fill out[:n] with uniform integers in [0, n): replicate's stream (see _next_block), each
+    64-bit draw giving two 32-bit candidates (high half first) mapped by Lemire's multiply-shift
+    with rejection. Keyed by (seed, replicate): independent of thread count and replicate order."""
+    bound, threshold = _lemire_bound(n)
+    _seed_lanes(seed, replicate, scratch)
     i = 0
     while i < n:
-        state += _GOLDEN
-        z = _mix64(state)
-        m = (z >> np.uint64(32)) * bound
-        if (m & _LOW32) >= threshold:
-            out[i] = np.int64(m >> np.uint64(32))
-            i += 1
-            if i == n:
-                break
-        m = (z & _LOW32) * bound
-        if (m & _LOW32) >= threshold:
-            out[i] = np.int64(m >> np.uint64(32))
-            i += 1
-
-
-_CHUNK = 64  # draws per block of resampled_sum: 128 candidates, small enough for L1
+        rejected = _next_block(scratch, bound, threshold)
+        m = _accepted_in_order(scratch, threshold, n - i, rejected)
+        for k in range(m):
+            out[i + k] = np.int64(scratch[_ACC0 + k])
+        i += m
 
 
 @njit(**_JIT)
-def _accept_one(a, m, threshold, total, i):
-    """Lemire's acceptance of one candidate product m: (total, i) after it."""
-    if (m & _LOW32) >= threshold:
-        return total + a[m >> np.uint64(32)], i + 1
-    return total, i
-
-
-@njit(**_JIT)
-def resampled_sum(a, seed, replicate):
+def resampled_sum(a, seed, replicate, scratch):
     """Sum of a over the resample draw_indices(seed, replicate, n) gives, drawn on the fly.
 
-    The same accepted candidates in the same order as draw_indices, never stored as indices: a
-    block of _CHUNK draws is mixed in a loop the compiler vectorises, and when no candidate of the
-    block is rejected (the common case: each is rejected with probability below n / 2**32) the
-    block is gathered into four running sums. So the sum order is not numpy's pairwise order.
+    When no candidate of a block is rejected (each is with probability below n / 2**32) and the
+    block is not the last, its 128 indices are gathered straight into four running sums; no index
+    array is stored. So the sum order is not numpy's pairwise order.
     """
     n = a.shape[0]
-    bound = np.uint64(n) & _LOW32  # n < 2**32: tells the compiler the products are 32 x 32 bits
-    threshold = _lemire_threshold(bound)
-    state = _stream_start(seed, replicate)
-    high = np.empty(_CHUNK, np.uint64)
-    low = np.empty(_CHUNK, np.uint64)
+    bound, threshold = _lemire_bound(n)
+    _seed_lanes(seed, replicate, scratch)
     s0 = 0.0
     s1 = 0.0
     s2 = 0.0
     s3 = 0.0
-    i = np.int64(0)  # not a literal: _accept_one compiles once
-    while n - i >= 2 * _CHUNK:
-        smallest = _LOW32
-        for j in range(_CHUNK):
-            z = _mix64(state + np.uint64(j + 1) * _GOLDEN)
-            mh = (z >> np.uint64(32)) * bound
-            ml = (z & _LOW32) * bound
-            high[j] = mh
-            low[j] = ml
-            smallest = min(smallest, min(mh & _LOW32, ml & _LOW32))
-        state += np.uint64(_CHUNK) * _GOLDEN
-        if smallest >= threshold:
-            for j in range(0, _CHUNK, 2):
-                s0 += a[high[j] >> np.uint64(32)]
-                s1 += a[low[j] >> np.uint64(32)]
-                s2 += a[high[j + 1] >> np.uint64(32)]
-                s3 += a[low[j + 1] >> np.uint64(32)]
-            i += 2 * _CHUNK
-        else:  # rare: candidate by candidate, in stream order
-            for j in range(_CHUNK):
-                s0, i = _accept_one(a, high[j], threshold, s0, i)
-                s0, i = _accept_one(a, low[j], threshold, s0, i)
-    while i < n:  # the last draws one at a time, ending as draw_indices ends
-        state += _GOLDEN
-        z = _mix64(state)
-        s0, i = _accept_one(a, (z >> np.uint64(32)) * bound, threshold, s0, i)
-        if i < n:
-            s0, i = _accept_one(a, (z & _LOW32) * bound, threshold, s0, i)
+    i = 0
+    while i < n:
+        rejected = _next_block(scratch, bound, threshold)
+        if not rejected and n - i >= 2 * _BLOCK:
+            for k in range(0, _BLOCK, 2):
+                p = scratch[_IDX0 + k]
+                q = scratch[_IDX0 + k + 1]
+                s0 += a[p & _LOW32]
+                s1 += a[p >> np.uint64(32)]
+                s2 += a[q & _LOW32]
+                s3 += a[q >> np.uint64(32)]
+            i += 2 * _BLOCK
+        else:  # rare, and the last block: in stream order
+            m = _accepted_in_order(scratch, threshold, n - i, rejected)
+            for k in range(m):
+                s0 += a[scratch[_ACC0 + k]]
+            i += m
     return (s0 + s1) + (s2 + s3)
 
 
@@ -549,7 +605,7 @@ def r2_determination(y_true, y_pred):
     return 1.0 - res / tot
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)  # one call site: inlining spares a re-optimisation of the whole tree
 def statistic(code, x, y):
     """One statistic of a paired sample by code (MEAN uses x only)."""
     if code == MEAN:
@@ -586,34 +642,18 @@ def _row_pair(x, y, omit):
     return x[keep], y[keep], has_nan
 
 
-@njit(**_JIT)
-def _kendall_row(X, Y, r, omit, counts_out, nan_rows):
-    x, y, has_nan = _row_pair(X[r], Y[r], omit)
-    nan_rows[r] = has_nan
-    if has_nan and not omit:
-        counts_out[r, :] = 0
-    else:
-        kendall_counts(x, y, counts_out[r])
-
-
-@njit(parallel=True, **_JIT)
-def rows_kendall(X, Y, omit, counts_out, nan_rows):
-    """Kendall counts of each row pair; NaN pairs dropped (omit) or flagged (propagate)."""
-    for r in prange(X.shape[0]):
-        _kendall_row(X, Y, np.int64(r), omit, counts_out, nan_rows)
-
-
 # ---------------------------------------------------------------- one statistic per sample of a batch
 # statistic_batch is the only kernel that links the statistic() tree: every kernel linking it
-# re-optimises the whole tree on its first compile (tens of seconds), so rows, bootstrap
-# replicates, leaderboard replicates, the jackknife and single values from Python all go through
-# this one kernel.
+# re-optimises the whole tree on its first compile (tens of seconds), so rows (statistics and
+# Kendall counts), bootstrap replicates, leaderboard replicates, the jackknife and single values
+# from Python all go through this one kernel.
 
 ROWS = 0  # sample r is row r of (X, Y), NaN pairs omitted or flagged (see _row_pair)
 DRAWN = 1  # sample r is (X[0], Y[0]) at draw_indices(seed, r, n)
 GIVEN = 2  # sample r is (X[0], Y[0]) at given_idx[r] (e.g. drawn by numpy as scipy does)
 LEAVE_ONE_OUT = 3  # sample r is (X[0], Y[0]) without item r (the jackknife)
 COLUMN_MEANS = 4  # sample r is (row means of X, row means of Y) over the columns draw_indices draws
+ROW_COUNTS = 5  # as ROWS, but the Kendall counts of row r go to counts_out[r] (zeros if NaN propagates)
 
 
 @njit(**_JIT)
@@ -635,60 +675,77 @@ def _replicate_indices(source, seed, r, n, given_idx):
         idx[r:] = np.arange(r + 1, n)
         return idx
     idx = np.empty(n, np.int64)
-    draw_indices(seed, r, n, idx)
+    draw_indices(seed, r, n, idx, _stream_scratch())
     return idx
 
 
 @njit(**_JIT)
-def _batch_sample(code, X, Y, source, r, seed, given_idx, omit, out, n_out, nan_rows):
-    if source == ROWS:
+def _batch_sample(code, X, Y, source, r, seed, given_idx, omit, out, n_out, nan_rows, counts_out):
+    if source == ROWS or source == ROW_COUNTS:
         x, y, has_nan = _row_pair(X[r], Y[r], omit)
         nan_rows[r] = has_nan
+        if source == ROW_COUNTS:
+            if has_nan and not omit:
+                counts_out[r, :] = 0
+            else:
+                kendall_counts(x, y, counts_out[r])
+            return
         n_out[r] = x.shape[0]
         if (has_nan and not omit) or x.shape[0] < 2:
             out[r] = np.nan
-        else:
-            out[r] = statistic(code, x, y)
-        return
-    idx = _replicate_indices(source, seed, r, X.shape[1], given_idx)
-    m = idx.shape[0]
-    if source == COLUMN_MEANS:  # leaderboards: systems x queries, queries resampled
-        out[r] = statistic(code, _resampled_row_means(X, idx), _resampled_row_means(Y, idx))
-    elif code == MEAN:
-        out[r] = gathered_pairwise_sum(X[0], idx, 0, m) / m
+            return
     else:
-        out[r] = statistic(code, X[0][idx], Y[0][idx])
+        idx = _replicate_indices(source, seed, r, X.shape[1], given_idx)
+        if source == COLUMN_MEANS:  # leaderboards: systems x queries, queries resampled
+            x = _resampled_row_means(X, idx)
+            y = _resampled_row_means(Y, idx)
+        elif code == MEAN:
+            out[r] = gathered_pairwise_sum(X[0], idx, 0, idx.shape[0]) / idx.shape[0]
+            return
+        else:
+            x = X[0][idx]
+            y = Y[0][idx]
+    out[r] = statistic(code, x, y)
 
 
 @njit(parallel=True, **_JIT)
-def statistic_batch(code, X, Y, source, seed, given_idx, omit, out, n_out, nan_rows):
-    """out[r] = the statistic of sample r (see ROWS .. LEAVE_ONE_OUT) for r < out.shape[0].
+def statistic_batch(code, X, Y, source, seed, given_idx, omit, out, n_out, nan_rows, counts_out):
+    """out[r] = the statistic of sample r (see ROWS .. ROW_COUNTS) for r < out.shape[0].
 
-    n_out and nan_rows (the pairs used and whether the row had NaN) are written for ROWS only.
+    n_out (the pairs used) is written for ROWS only, nan_rows (whether the row had NaN) for ROWS
+    and ROW_COUNTS, counts_out for ROW_COUNTS only (out is then untouched).
     """
     for r in prange(out.shape[0]):
-        _batch_sample(code, X, Y, source, np.int64(r), seed, given_idx, omit, out, n_out, nan_rows)
+        _batch_sample(code, X, Y, source, np.int64(r), seed, given_idx, omit, out, n_out, nan_rows, counts_out)
 
 
 NO_INDICES = np.empty((0, 0), np.int64)
 _NO_COUNTS = np.empty(0, np.int64)
 _NO_FLAGS = np.empty(0, np.bool_)
+_NO_KENDALL_COUNTS = np.empty((0, K_FIELDS), np.int64)
+
+
+def rows_kendall(X, Y, omit, counts_out, nan_rows):
+    """Kendall counts of each row pair; NaN pairs dropped (omit) or flagged (propagate)."""
+    statistic_batch(KENDALL_B, X, Y, ROW_COUNTS, 0, NO_INDICES, omit, np.empty(X.shape[0]), _NO_COUNTS,
+                    nan_rows, counts_out)
 
 
 def rows_statistic(code, X, Y, omit, out, n_out, nan_rows):
     """A Pearson-type statistic of each row pair with the NaN handling of rows_kendall."""
-    statistic_batch(code, X, Y, ROWS, 0, NO_INDICES, omit, out, n_out, nan_rows)
+    statistic_batch(code, X, Y, ROWS, 0, NO_INDICES, omit, out, n_out, nan_rows, _NO_KENDALL_COUNTS)
 
 
 def resampled_statistic(code, x, y, source, seed, given_idx, out):
     """The statistic of (x, y) on out.shape[0] samples: DRAWN, GIVEN or LEAVE_ONE_OUT."""
     statistic_batch(code, x.reshape(1, -1), y.reshape(1, -1), source, seed, given_idx, False, out,
-                    _NO_COUNTS, _NO_FLAGS)
+                    _NO_COUNTS, _NO_FLAGS, _NO_KENDALL_COUNTS)
 
 
 def resampled_leaderboard_statistic(code, A, B, seed, out):
     """The statistic between the system means of A and B (systems x queries) over resampled queries."""
-    statistic_batch(code, A, B, COLUMN_MEANS, seed, NO_INDICES, False, out, _NO_COUNTS, _NO_FLAGS)
+    statistic_batch(code, A, B, COLUMN_MEANS, seed, NO_INDICES, False, out, _NO_COUNTS, _NO_FLAGS,
+                    _NO_KENDALL_COUNTS)
 
 
 def statistic_of(code, x, y):
@@ -696,18 +753,27 @@ def statistic_of(code, x, y):
     out = np.empty(1)
     statistic_batch(code, np.ascontiguousarray(x, np.float64).reshape(1, -1),
                     np.ascontiguousarray(y, np.float64).reshape(1, -1), ROWS, 0, NO_INDICES, False, out,
-                    np.empty(1, np.int64), np.zeros(1, np.bool_))
+                    np.empty(1, np.int64), np.zeros(1, np.bool_), _NO_KENDALL_COUNTS)
     return float(out[0])
 
 
 # ---------------------------------------------------------------- resampling means
 
+_REPLICATES_PER_TASK = 8  # replicates sharing one scratch allocation
+
+
+@njit(**_JIT)
+def _mean_differences(d, seed, start, stop, out):
+    scratch = _stream_scratch()
+    for b in range(start, stop):
+        out[b] = resampled_sum(d, seed, b, scratch) / d.shape[0]
+
+
 @njit(parallel=True, **_JIT)
 def bootstrap_mean_difference(d, n_resamples, seed, out):
     """Mean of resampled per-item differences (system X minus Y), one value per replicate."""
-    n = d.shape[0]
-    for b in prange(n_resamples):
-        out[b] = resampled_sum(d, seed, np.int64(b)) / n
+    for c in prange((n_resamples + _REPLICATES_PER_TASK - 1) // _REPLICATES_PER_TASK):
+        _mean_differences(d, seed, c * _REPLICATES_PER_TASK, min(n_resamples, (c + 1) * _REPLICATES_PER_TASK), out)
 
 
 @njit(**_JIT)
@@ -817,7 +883,8 @@ def _sign_flip_mean(d, b, seed):
 def sign_flip_means(d, n_resamples, seed, out):
     """Randomisation (Fisher) test replicates: mean of d with each sign flipped by a fair coin.
 
-    Coins come from the same (seed, replicate)-keyed splitmix64 streams as draw_indices, 64 per draw.
+    Coins are the bits of the (seed, replicate)-keyed splitmix64 counter that seeds draw_indices'
+    lanes, 64 per output.
     """
     for b in prange(n_resamples):
         out[b] = _sign_flip_mean(d, np.int64(b), seed)

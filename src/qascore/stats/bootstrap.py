@@ -3,9 +3,9 @@ drop-in for rouge-score's BootstrapAggregator.
 
 Two sources of resampling indices, both seeded and reproducible:
 
-- ``rng="qascore"`` (default): each replicate draws from its own splitmix64 stream keyed by
-  (seed, replicate) inside the Numba kernel, so replicates run in parallel and the result does not
-  depend on the number of threads.
+- ``rng="qascore"`` (default): each replicate draws from its own stream (16 xoshiro256++ lanes
+  seeded by splitmix64 keyed by (seed, replicate)) inside the Numba kernel, so replicates run in
+  parallel and the result does not depend on the number of threads.
 - ``rng="scipy"``: indices drawn exactly as ``scipy.stats.bootstrap(..., rng=seed)`` draws them
   (``numpy.random.default_rng(seed).integers(0, n, (n_resamples, n))``), so intervals equal
   scipy's for the same seed; slower, because numpy draws the indices.
@@ -226,7 +226,8 @@ def _paired_result(a, b, diffs, level, sig):
     wins = np.count_nonzero(diffs > 0)
     ties = np.count_nonzero(diffs == 0)
     alpha = (1 - level) / 2
-    low, high = (float(v) for v in _quantile(diffs, (alpha, 1 - alpha)))
+    # numpy's linear quantile (type 7, as scipy's): no scipy parity to keep here, and it is 5x faster
+    low, high = (float(v) for v in np.quantile(diffs, (alpha, 1 - alpha)))
     n = diffs.size
     return PairedBootstrapResult(float(a), float(b), float(a - b), wins / n, ties / n, (n - wins) / n,
                                  low, high, n, sig)
