@@ -364,3 +364,17 @@ def test_index_stream_is_uniform_over_full_blocks():
     for b in range(reps):
         counts += np.bincount(draw(12, b, n), minlength=n)
     assert st.chisquare(counts).pvalue > 1e-4
+
+
+def test_samples_beyond_the_stream_index_range_are_an_error(monkeypatch):
+    """Indices are 32-bit: more than 2**32 - 1 items is refused, never wrapped (limit lowered here)."""
+    from qascore.stats import _validate
+
+    monkeypatch.setattr(_validate, "MAX_STREAM_ITEMS", 5)
+    x = np.arange(6.0)
+    with pytest.raises(ValueError, match="paired bootstrap: 6 items; the qascore resampling stream"):
+        stats.paired_bootstrap_means(x, x[::-1], n_resamples=10)
+    with pytest.raises(ValueError, match="bootstrap: 6 items"):
+        stats.bootstrap(x, "mean", n_resamples=10, method="percentile")
+    assert stats.bootstrap(x[:5], "mean", n_resamples=10, method="percentile").confidence_interval
+    stats.bootstrap(x, "mean", n_resamples=10, method="percentile", rng="scipy")  # numpy's stream: no limit

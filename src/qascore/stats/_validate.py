@@ -79,3 +79,13 @@ def warn_constant(rows: np.ndarray, what: str, batched: bool) -> None:
         where = f" (rows {rows[:10].tolist()}{'...' if rows.size > 10 else ''})" if batched else ""
         warnings.warn(ConstantInputWarning(
             f"{what}: an input is constant{where}; the correlation is not defined and is NaN"), stacklevel=4)
+
+
+MAX_STREAM_ITEMS = 2**32 - 1  # the qascore stream draws 32-bit bounded indices (Lemire)
+
+
+def check_stream_size(n: int, what: str) -> None:
+    """The qascore resampling stream indexes below 2**32; a larger sample is an error, not a wrap."""
+    if n > MAX_STREAM_ITEMS:
+        raise ValueError(f"{what}: {n} items; the qascore resampling stream draws indices below 2**32 "
+                         f"(at most {MAX_STREAM_ITEMS} items; use rng='scipy' where offered)")

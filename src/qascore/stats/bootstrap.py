@@ -22,7 +22,7 @@ from scipy import special
 from ..signature import make_signature
 from . import _kernels as K
 from ._threads import numba_threads
-from ._validate import ALTERNATIVES, NAN_POLICIES, as_float_array, check_choice, check_pair, first_bad
+from ._validate import ALTERNATIVES, NAN_POLICIES, as_float_array, check_choice, check_pair, check_stream_size, first_bad
 
 STATISTICS = {
     "mean": K.MEAN,
@@ -124,6 +124,7 @@ def bootstrap_distribution(x, y, code, n_resamples, seed, rng, n_jobs):
     if rng == "scipy":
         source, idx = K.GIVEN, _scipy_indices(seed, n_resamples, x.shape[0])
     else:
+        check_stream_size(x.shape[0], "bootstrap")
         source, idx = K.DRAWN, K.NO_INDICES
     out = np.empty(n_resamples)
     with numba_threads(n_jobs):
@@ -246,6 +247,7 @@ def paired_bootstrap_means(scores_a, scores_b, *, n_resamples=1000, seed=0, conf
     a, b = check_pair(scores_a, scores_b, ("scores_a", "scores_b"), "raise", True, 1)
     if a.shape[0] < 2:
         raise ValueError(f"the paired bootstrap needs at least 2 items, got {a.shape[0]}")
+    check_stream_size(a.shape[0], "paired bootstrap")
     diffs = np.empty(n_resamples)
     with numba_threads(n_jobs):
         K.bootstrap_mean_difference(a - b, n_resamples, seed, diffs)

@@ -13,7 +13,7 @@ from scipy.stats import rankdata
 from ..signature import make_signature
 from . import _kernels as K
 from ._threads import numba_threads
-from ._validate import as_float_array, check_choice
+from ._validate import as_float_array, check_choice, check_stream_size
 from .bootstrap import (
     BootstrapResult,
     _bca_probabilities,
@@ -253,6 +253,7 @@ def bootstrap_leaderboard_correlation(a: Leaderboard, b: Leaderboard, *, statist
     A, B = _aligned_queries(a, b)
     if A.shape[1] < 2:
         raise ValueError("resampling queries needs at least 2 queries per system")
+    check_stream_size(A.shape[1], "leaderboard bootstrap")
     sign = 1.0 if a.higher_is_better == b.higher_is_better else -1.0
     out = np.empty(n_resamples)
     with numba_threads(n_jobs):
