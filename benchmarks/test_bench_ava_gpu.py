@@ -7,9 +7,10 @@ tokenised once beforehand, in the same length-bucketed batches; host-to-device c
 
 - torch fp32 eager, and torch with bf16 autocast (what training uses);
 - onnxruntime CUDA on the fp32 export (``onnx_export/export_ava.py``: fused attention), on its
-  fp16 conversion (``--fp16``), and on the shipped int8 model, both as a CUDA session runs it
-  (the float graph of its dequantised weights, :mod:`qascore.runtime.dequantize`) and as stored
-  (dynamic int8 is a CPU format: most of its operators fall back to the CPU).
+  fp16 conversion (``--fp16``), and on the shipped int8 model: as a CUDA session runs it (the
+  float graph of its dequantised weights, :mod:`qascore.runtime.dequantize`), that graph in fp16
+  (``cuda_float16=True``), and as stored (dynamic int8 is a CPU format: most of its operators fall
+  back to the CPU).
 
     QASCORE_EVOUNA=.../NQ.json PYTHONPATH=src python -m pytest benchmarks/test_bench_ava_gpu.py -s
 
@@ -122,18 +123,26 @@ def test_onnxruntime_cuda(benchmark, setup, variant):
 
 
 @pytest.mark.benchmark(group="ava-gpu")
-@pytest.mark.parametrize("graph", ["dequantised", "as-stored"])
+@pytest.mark.parametrize("graph", ["dequantised", "dequantised-float16", "as-stored"])
 def test_onnxruntime_cuda_shipped_int8(benchmark, setup, graph):
     """The shipped int8 model: as a CUDA session runs it by default (its float graph, rebuilt
-    from the int8 weights) and as stored (most int8 operators fall back to the CPU)."""
+    from the int8 weights), in fp16 (``cuda_float16=True``) and as stored (most int8 operators
+    fall back to the CPU)."""
     from qascore.ava.transformer import default_model_dir
     from qascore.runtime import OnnxSession
 
     model = _onnx_model(setup, default_model_dir() / "model.onnx")
-    if graph == "as-stored":
+    if graph != "dequantised":
         model.session = OnnxSession(model.model_path, device="cuda", input_names=model.session.input_names,
-                                    output_names=["logits"], dequantize_on_cuda=False)
+                                    output_names=["logits"], dequantize_on_cuda=graph != "as-stored",
+                                    cuda_float16=graph == "dequantised-float16")
     assert model.session.graph == graph
-    benchmark.pedantic(model.logits_of_slots, args=(setup["slots"],), rounds=5 if graph == "dequantised" else 2,
-                       iterations=1, warmup_rounds=1)
-    _report(f"onnxruntime_cuda_shipped_int8_{graph}", benchmark, setup)  # other weights: no parity with torch
+    logits = benchmark.pedantic(model.logits_of_slots, args=(setup["slots"],), rounds=2 if graph == "as-stored" else 5,
+                                iterations=1, warmup_rounds=1)
+    # other weights than the torch network: compared with the shipped model's own float graph instead
+    if graph == "dequantised":
+        setup["shipped_float"] = logits
+    elif "shipped_float" in setup:
+        RESULTS[f"shipped_{graph}_max_abs_delta_logit_vs_dequantised"] = float(np.abs(logits - setup["shipped_float"]).max())
+        RESULTS[f"shipped_{graph}_label_agreement_vs_dequantised"] = float(np.mean((logits >= 0) == (setup["shipped_float"] >= 0)))
+    _report(f"onnxruntime_cuda_shipped_int8_{graph}", benchmark, setup)

@@ -56,14 +56,12 @@ def optimise(path_in: Path, path_out: Path, *, num_heads: int, hidden_size: int)
 
 
 def to_float16(path_in: Path, path_out: Path) -> None:
-    """fp16 weights and activations for GPUs, fp32 inputs and ``logits`` kept (``keep_io_types``);
-    layer norms and softmax stay fused, so onnxruntime's CUDA kernels accumulate them in fp32."""
+    """fp16 copy for GPUs (float32 inputs and ``logits`` kept): qascore.runtime.dequantize.float16_model."""
     import onnx
-    from onnxruntime.transformers.onnx_model import OnnxModel
 
-    model = OnnxModel(onnx.load(str(path_in)))
-    model.convert_float_to_float16(keep_io_types=True)
-    model.save_model_to_file(str(path_out))
+    from qascore.runtime.dequantize import float16_model
+
+    onnx.save(float16_model(onnx.load(str(path_in))), str(path_out))
 
 
 def quantise(path_in: Path, path_out: Path) -> None:

@@ -17,7 +17,8 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from onnxruntime.quantization import QuantType, quantize_dynamic  # noqa: E402
 
 from qascore.runtime import OnnxSession, session as session_module  # noqa: E402
-from qascore.runtime.dequantize import DequantizeError, dequantize_model, dequantized_model_bytes, is_dynamic_int8  # noqa: E402
+from qascore.runtime.dequantize import (  # noqa: E402
+    DequantizeError, cuda_graph_bytes, dequantize_model, dequantized_model_bytes, is_dynamic_int8)
 
 H, HEADS, VOCAB, POSITIONS, FFN = 8, 2, 30, 16, 12
 
@@ -148,6 +149,32 @@ def test_cuda_session_runs_the_dequantised_graph(models, monkeypatch):
     feeds = _feeds(np.random.default_rng(2))
     np.testing.assert_allclose(s.run(feeds)[0], _run(_textbook_dequantised(float_model, int8_model), feeds), rtol=1e-5, atol=1e-5)
     assert OnnxSession(path, device="cuda", dequantize_on_cuda=False).graph == "as-stored"
+
+
+def test_float16_graph_keeps_float32_inputs_and_outputs(models, tmp_path):
+    float_model, int8_model, path = models
+    data, what = cuda_graph_bytes(path, float16=True)
+    assert what == "dequantised-float16"
+    model = onnx.ModelProto.FromString(data)
+    assert {init.data_type for init in model.graph.initializer if init.name.endswith("_dequantised")} == {TensorProto.FLOAT16}
+    assert model.graph.output[0].type.tensor_type.elem_type == TensorProto.FLOAT
+    feeds = _feeds(np.random.default_rng(4))
+    want = _run(_textbook_dequantised(float_model, int8_model), feeds)
+    got = _run(data, feeds)  # the CPU provider runs it too, through casts
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-2 * np.abs(want).max())
+    onnx.save(float_model, tmp_path / "plain.onnx")
+    assert cuda_graph_bytes(tmp_path / "plain.onnx", float16=True)[1] == "float16"
+    assert cuda_graph_bytes(tmp_path / "plain.onnx") == (None, "as-stored")
+
+
+def test_cuda_session_float16_is_opt_in(models, monkeypatch):
+    _, _, path = models
+    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    monkeypatch.setattr(ort, "InferenceSession", _CudaLikeSession)
+    s = OnnxSession(path, device="cuda", cuda_float16=True)
+    assert s.graph == "dequantised-float16" and "graph:dequantised-float16" in s.describe()
+    assert OnnxSession(path, device="cuda").graph == "dequantised"
 
 
 def test_cpu_fallback_goes_back_to_the_int8_graph(models, monkeypatch):

@@ -44,7 +44,8 @@ class OnnxAvaModel:
 
     def __init__(self, model_path, *, tokenizer_file, arch: str, device: str = "auto", n_threads: int | None = None,
                  batch_size: int = 32, max_length: int = PAIR_MAX_LENGTH, threshold: float = 0.5,
-                 truncation: str = "warn", recipe: dict | None = None, stacker: Stacker | None = None) -> None:
+                 truncation: str = "warn", recipe: dict | None = None, stacker: Stacker | None = None,
+                 cuda_float16: bool = False) -> None:
         slots_of(arch)
         self.stacker = stacker
         self.arch = arch
@@ -54,7 +55,7 @@ class OnnxAvaModel:
         self.recipe = recipe or {}
         self.model_path = check_model_file(model_path)
         self.tokenizer = TextTokenizer(tokenizer_file, max_length=max_length)
-        self.session = OnnxSession(self.model_path, device=device, n_threads=n_threads,
+        self.session = OnnxSession(self.model_path, device=device, n_threads=n_threads, cuda_float16=cuda_float16,
                                    input_names=input_names(arch), output_names=["logits"])
 
     @classmethod

@@ -172,13 +172,37 @@ def dequantize_model(model):
     return model
 
 
-def dequantized_model_bytes(path) -> bytes | None:
-    """The serialised float graph of the int8 model at ``path``; None if it holds no int8 operators."""
+def float16_model(model):
+    """fp16 weights and activations with float32 inputs and outputs kept (onnxruntime's converter:
+    layer norms and softmax stay fused, and its CUDA kernels accumulate them in float32)."""
+    from onnxruntime.transformers.onnx_model import OnnxModel
+
+    wrapped = OnnxModel(model)
+    wrapped.convert_float_to_float16(keep_io_types=True)
+    return wrapped.model
+
+
+def cuda_graph_bytes(path, *, dequantize: bool = True, float16: bool = False) -> tuple[bytes | None, str]:
+    """The graph a CUDA session should run for the model at ``path``: ``(serialised model, what was
+    done)``, or ``(None, "as-stored")`` when nothing needs changing. ``dequantize``: a dynamic-int8
+    model becomes its float graph; ``float16``: the float graph is converted to fp16."""
     onnx, _ = _onnx()
     try:
         model = onnx.load(str(Path(path)))
     except Exception:  # not a loadable model: the session that opens it next names the file
-        return None
-    if not is_dynamic_int8(model):
-        return None
-    return dequantize_model(model).SerializeToString()
+        return None, "as-stored"
+    steps = []
+    if dequantize and is_dynamic_int8(model):
+        model = dequantize_model(model)
+        steps.append("dequantised")
+    if float16 and not is_dynamic_int8(model):
+        model = float16_model(model)
+        steps.append("float16")
+    if not steps:
+        return None, "as-stored"
+    return model.SerializeToString(), "-".join(steps)
+
+
+def dequantized_model_bytes(path) -> bytes | None:
+    """The serialised float graph of the int8 model at ``path``; None if it holds no int8 operators."""
+    return cuda_graph_bytes(path)[0]

@@ -64,17 +64,17 @@ def _preload_cuda_libraries(ort) -> None:
         _cuda_libraries_preloaded = True
 
 
-def _float_graph_for_cuda(model_path: Path) -> bytes | None:
-    """The float graph of a dynamic-int8 model (None for other models): int8 runs mostly on the
-    CPU under the CUDA provider (see :mod:`qascore.runtime.dequantize`)."""
-    from .dequantize import DequantizeError, dequantized_model_bytes
+def _graph_for_cuda(model_path: Path, dequantize: bool, float16: bool) -> tuple[bytes | None, str]:
+    """The graph a CUDA session runs (see :func:`qascore.runtime.dequantize.cuda_graph_bytes`): int8
+    runs mostly on the CPU under the CUDA provider, so an int8 model becomes its float graph."""
+    from .dequantize import DequantizeError, cuda_graph_bytes
 
     try:
-        return dequantized_model_bytes(model_path)
+        return cuda_graph_bytes(model_path, dequantize=dequantize, float16=float16)
     except (ImportError, DequantizeError) as exc:
-        warnings.warn(f"{model_path}: {exc}; running the int8 graph on CUDA, where most of it falls back to the CPU",
-                      RuntimeWarning, stacklevel=3)
-        return None
+        warnings.warn(f"{model_path}: {exc}; running the graph as stored on CUDA (an int8 graph largely falls "
+                      "back to the CPU there)", RuntimeWarning, stacklevel=3)
+        return None, "as-stored"
 
 
 def available_devices() -> list[str]:
@@ -100,6 +100,8 @@ class OnnxSession:
     ``input_names``: the inputs the caller will feed; the model must declare exactly these.
     ``dequantize_on_cuda``: on CUDA, run a dynamic-int8 model as the float graph of its
     dequantised weights (``graph`` says which graph runs; see :mod:`qascore.runtime.dequantize`).
+    ``cuda_float16``: on CUDA, run the float graph in fp16 (about 1.9x faster on an H100; the
+    shipped AVA model's logits move by up to 0.02).
     """
 
     def __init__(
@@ -111,6 +113,7 @@ class OnnxSession:
         input_names: Iterable[str] | None = None,
         output_names: Iterable[str] | None = None,
         dequantize_on_cuda: bool = True,
+        cuda_float16: bool = False,
     ) -> None:
         if device not in DEVICES:
             raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
@@ -137,9 +140,9 @@ class OnnxSession:
         source = str(self.model_path)
         if _CUDA in providers:
             _preload_cuda_libraries(ort)
-            float_graph = _float_graph_for_cuda(self.model_path) if dequantize_on_cuda else None
-            if float_graph is not None:
-                source, self.graph = float_graph, "dequantised"
+            rewritten, graph = _graph_for_cuda(self.model_path, dequantize_on_cuda, cuda_float16)
+            if rewritten is not None:
+                source, self.graph = rewritten, graph
         self._session = self._open(ort, source, options, providers)
 
         got = self._session.get_providers()
