@@ -7,6 +7,7 @@ the reference, answers that merely repeat the question).
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -57,6 +58,12 @@ def fit_stacker(logits, features, labels, *, recipe: dict | None = None) -> Stac
     y = np.asarray(labels)
     if len(np.unique(y)) != 2:
         raise ValueError("the calibration labels must contain both classes")
-    model = LogisticRegressionCV(Cs=list(C_GRID), cv=5, scoring="neg_log_loss").fit(x, y)
-    info = {"fit": "LogisticRegressionCV(Cs=logspace(-2, 2, 9), cv=5, scoring=neg_log_loss)", "C": float(model.C_[0]), "rows": int(len(y))}
+    with warnings.catch_warnings():
+        # scikit-learn 1.8+ announces two changes for 1.10 that do not touch this fit: l1_ratios'
+        # default (irrelevant to the L2 penalty) and C_ becoming a float (read either way below)
+        warnings.filterwarnings("ignore", message="The default value for l1_ratios", category=FutureWarning)
+        warnings.filterwarnings("ignore", message="The fitted attributes of LogisticRegressionCV", category=FutureWarning)
+        model = LogisticRegressionCV(Cs=list(C_GRID), cv=5, scoring="neg_log_loss").fit(x, y)
+    chosen_c = float(np.ravel(model.C_)[0])
+    info = {"fit": "LogisticRegressionCV(Cs=logspace(-2, 2, 9), cv=5, scoring=neg_log_loss)", "C": chosen_c, "rows": int(len(y))}
     return Stacker([float(w) for w in model.coef_[0]], float(model.intercept_[0]), STACK_INPUTS, {**(recipe or {}), **info})
