@@ -157,3 +157,36 @@ def _check_texts(sent_offsets, tok_offsets, rows, name):
         raise ValueError(f"{name}: sentence offsets must be non-decreasing")
     if rows.shape[0] and (np.min(rows) < 0 or np.max(rows) >= sent_offsets.shape[0] - 1):
         raise ValueError(f"{name}: text row index out of range [0, {sent_offsets.shape[0] - 1})")
+
+
+# ---------------------------------------------------------------- one pair of strings
+# Pairs scored one at a time (EXAM's fuzzy answer check) would pay more for a batch call's set-up
+# than for the pair itself. This runs on the calling thread and keeps the GIL throughout, so one
+# scratch serves every Python thread in turn.
+cdef Scratch* _char_scratch = NULL
+
+
+def char_lcs_length(str a not None, str b not None):
+    """LCS length of two strings over their code points."""
+    global _char_scratch
+    if len(a) > len(b):
+        a, b = b, a
+    ids = {}  # the shorter string's characters, numbered densely; others share one absent id
+    a_ids = np.fromiter([ids.setdefault(c, len(ids)) for c in a], np.int32, len(a))
+    absent = len(ids)
+    b_ids = np.fromiter([ids.get(c, absent) for c in b], np.int32, len(b))
+    cdef const int32_t[::1] av = a_ids
+    cdef const int32_t[::1] bv = b_ids
+    if _char_scratch == NULL:
+        _char_scratch = scratch_new(absent + 1)
+    elif scratch_fit_vocab(_char_scratch, absent + 1) != 0:
+        scratch_free(_char_scratch)
+        _char_scratch = NULL
+    if _char_scratch == NULL:
+        raise MemoryError()
+    cdef int64_t result = lcs_length(ids_ptr(av), av.shape[0], ids_ptr(bv), bv.shape[0], _char_scratch)
+    if result < 0:
+        scratch_free(_char_scratch)  # its buffers may be half grown
+        _char_scratch = NULL
+        raise MemoryError()
+    return result

@@ -13,8 +13,15 @@ nltk_porter = pytest.importorskip("nltk.stem.porter")
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="abcde é日", max_size=25), st.text(alphabet="abcde é日", max_size=25))
+@given(st.text(alphabet="abcde é日😀", max_size=25), st.text(alphabet="abcde é日😀", max_size=25))
 def test_indel_ratio_equals_rapidfuzz(a, b):
+    assert indel_ratio(a, b) == pytest.approx(fuzz.ratio(a, b), abs=1e-9)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.text(alphabet="abcdefgh ", min_size=60, max_size=400), st.text(alphabet="abcdefgh ", min_size=60, max_size=400))
+def test_indel_ratio_long_texts_equals_rapidfuzz(a, b):
+    """Over 64 characters the LCS runs over several machine words."""
     assert indel_ratio(a, b) == pytest.approx(fuzz.ratio(a, b), abs=1e-9)
 
 

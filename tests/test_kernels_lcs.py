@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qascore._kernels.lcs import lcs_lengths, union_lcs_hits_batch
+from qascore._kernels.lcs import char_lcs_length, lcs_lengths, union_lcs_hits_batch
 from qascore._kernels.ngram import clipped_ngram_matches, ngram_totals
 
 
@@ -286,3 +286,19 @@ def test_sparse_large_ids_are_renumbered_not_tabled():
     rows = np.arange(3, dtype=np.int64)
     got = union_lcs_hits_batch(*pack_texts(texts_a), rows, *pack_texts(texts_b), rows)
     assert got.tolist() == [summary_hits(a, b) for a, b in zip(texts_a, texts_b)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="abcd é😀", max_size=150), st.text(alphabet="abcd é😀", max_size=150))
+def test_char_lcs_length_matches_dp(a, b):
+    """One pair of strings over code points: one word and several words, empty, astral chars."""
+    assert char_lcs_length(a, b) == dp_lcs(list(a), list(b)) == char_lcs_length(b, a)
+
+
+def test_char_lcs_length_reuses_its_scratch_across_alphabets():
+    big = "".join(chr(0x4E00 + i) for i in range(300))  # more distinct characters than before
+    assert char_lcs_length("abc", "abc") == 3
+    assert char_lcs_length(big, big[::2]) == 150
+    assert char_lcs_length("xay", "a") == 1
+    with pytest.raises(TypeError):
+        char_lcs_length(None, "a")

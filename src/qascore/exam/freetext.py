@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .._kernels.lcs import char_lcs_length
 from ..text import porter_stem
 from ..text.stopwords import STOPWORDS
 
@@ -32,15 +33,7 @@ def indel_ratio(a: str, b: str) -> float:
     """100 * 2 * LCS(a, b) / (len(a) + len(b)) over characters; 100 for two empty strings."""
     if not a and not b:
         return 100.0
-    if len(a) < len(b):
-        a, b = b, a
-    prev = [0] * (len(b) + 1)
-    for ca in a:
-        cur = [0]
-        for j, cb in enumerate(b):
-            cur.append(prev[j] + 1 if ca == cb else max(prev[j + 1], cur[j]))
-        prev = cur
-    return 200.0 * prev[-1] / (len(a) + len(b))
+    return 200.0 * char_lcs_length(a, b) / (len(a) + len(b))
 
 
 def _contains_run(haystack: list[str], needle: list[str]) -> bool:
