@@ -89,15 +89,10 @@ def test_msmarco_rouge_score(benchmark, msmarco_pairs):
 
 # ---------------------------------------------------------------- threads
 @pytest.mark.benchmark(group="msmarco-rougeL-raw-threads")
-def test_msmarco_qascore_threads_1(benchmark, msmarco_pairs):
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_msmarco_qascore_threads(benchmark, msmarco_pairs, n_jobs):
     predictions, references = msmarco_pairs
-    benchmark(rouge, predictions, references, ["rougeL"], n_jobs=1)
-
-
-@pytest.mark.benchmark(group="msmarco-rougeL-raw-threads")
-def test_msmarco_qascore_threads_2(benchmark, msmarco_pairs):
-    predictions, references = msmarco_pairs
-    benchmark(rouge, predictions, references, ["rougeL"], n_jobs=2)
+    benchmark(rouge, predictions, references, ["rougeL"], n_jobs=n_jobs)
 
 
 # ---------------------------------------------------------------- kernel alone on token ids
@@ -133,16 +128,11 @@ def test_kernel_rapidfuzz_cdist_ids(benchmark, msmarco_ids):
 
 # ---------------------------------------------------------------- long texts
 @pytest.mark.benchmark(group="long-3000-tokens-rougeL")
-def test_long_qascore(benchmark, long_pairs):
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_long_qascore(benchmark, long_pairs, n_jobs):
+    """n_jobs=1 is the comparison with rouge-score-rs (one thread); 2 shows what both cores give."""
     predictions, references = long_pairs
-    benchmark(rouge, predictions, references, ["rougeL"], n_jobs=1)
-
-
-@pytest.mark.benchmark(group="long-3000-tokens-rougeL")
-def test_long_qascore_2threads(benchmark, long_pairs):
-    """Not the one-thread comparison: what both cores give (rouge-score-rs stays on one)."""
-    predictions, references = long_pairs
-    benchmark(rouge, predictions, references, ["rougeL"], n_jobs=2)
+    benchmark(rouge, predictions, references, ["rougeL"], n_jobs=n_jobs)
 
 
 @pytest.mark.benchmark(group="long-3000-tokens-rougeL")
