@@ -54,7 +54,7 @@ class _Graph:
                 self.consumers.setdefault(name, []).append(node)
         self.removed: set[int] = set()
         self.added: list = []
-        self.new_initializers: list = []
+        self.new_initializers: dict = {}  # name -> TensorProto, each dequantised weight once
 
     def array(self, name: str) -> np.ndarray:
         if name not in self.initializers:
@@ -65,12 +65,12 @@ class _Graph:
         """Add the float initializer ``(q - zero_point) * scale`` (per tensor or per column);
         a weight shared by several operators (a2's peer attention runs twice) is added once."""
         name = f"{q_name}_dequantised"
-        if any(init.name == name for init in self.new_initializers):
+        if name in self.new_initializers:
             return name
         q = self.array(q_name).astype(np.float32)
         zero_point = self.array(zero_point_name).astype(np.float32) if zero_point_name else np.float32(0)
         weight = ((q - zero_point) * self.array(scale_name).astype(np.float32)).astype(np.float32)
-        self.new_initializers.append(self._numpy_helper.from_array(weight, name))
+        self.new_initializers[name] = self._numpy_helper.from_array(weight, name)
         return name
 
     def only_consumer(self, tensor: str, op_type: str, owner):
@@ -165,7 +165,7 @@ def dequantize_model(model):
     g.graph.node.extend(node for _, _, node in keyed)
     used = {name for node in g.graph.node for name in node.input}
     initializers = [init for init in g.graph.initializer if init.name in used] + \
-                   [init for init in g.new_initializers if init.name in used]
+                   [init for name, init in g.new_initializers.items() if name in used]
     del g.graph.initializer[:]
     g.graph.initializer.extend(initializers)
     onnx.checker.check_model(model)
