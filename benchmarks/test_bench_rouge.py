@@ -59,6 +59,23 @@ def long_pairs():
     return [make() for _ in range(10)], [make() for _ in range(10)]
 
 
+@pytest.fixture(scope="module")
+def long_natural_pairs(msmarco_pairs):
+    """Ten pairs of about 3,000 tokens of English: consecutive MS MARCO candidates joined into
+    one prediction, the same queries' references into its reference. Unlike the random words
+    above, common words occur everywhere, so the LCS has matches in every block."""
+    predictions, references = msmarco_pairs
+    pairs, start = [], 0
+    while len(pairs) < 10:
+        end, tokens = start, 0
+        while tokens < 3000:
+            tokens += len(predictions[end].split())
+            end += 1
+        pairs.append((" ".join(predictions[start:end]), " ".join(references[start:end])))
+        start = end
+    return [p for p, _ in pairs], [r for _, r in pairs]
+
+
 def bench_rouge_score_rs_batch(benchmark, predictions, references):
     from rouge_score_rs.rouge_scorer import RougeScorer as RsScorer
 
@@ -127,17 +144,23 @@ def test_kernel_rapidfuzz_cdist_ids(benchmark, msmarco_ids):
 
 
 # ---------------------------------------------------------------- long texts
-@pytest.mark.benchmark(group="long-3000-tokens-rougeL")
+@pytest.fixture(params=["random", "natural"])
+def long_case(request):
+    """(group name, pairs): random words (sparse matches) or English prose (dense)."""
+    fixture = {"random": "long_pairs", "natural": "long_natural_pairs"}[request.param]
+    return f"long-3000-tokens-{request.param}-rougeL", request.getfixturevalue(fixture)
+
+
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_long_qascore(benchmark, long_pairs, n_jobs):
+def test_long_qascore(benchmark, long_case, n_jobs):
     """n_jobs=1 is the comparison with rouge-score-rs (one thread); 2 shows what both cores give."""
-    predictions, references = long_pairs
+    benchmark.group, (predictions, references) = long_case
     benchmark(rouge, predictions, references, ["rougeL"], n_jobs=n_jobs)
 
 
-@pytest.mark.benchmark(group="long-3000-tokens-rougeL")
-def test_long_rouge_score_rs(benchmark, long_pairs):
-    bench_rouge_score_rs_batch(benchmark, *long_pairs)
+def test_long_rouge_score_rs(benchmark, long_case):
+    benchmark.group, pairs = long_case
+    bench_rouge_score_rs_batch(benchmark, *pairs)
 
 
 # ---------------------------------------------------------------- one short pair, compat score()

@@ -27,9 +27,13 @@ ctypedef struct Scratch:
     Py_ssize_t v_cap
     unsigned char* mark # union flags over the positions of one reference sentence
     Py_ssize_t mark_cap
-    Py_ssize_t* text_rows   # offset in pm of the match row of each text token present in the pattern
+    Py_ssize_t* text_rows   # the distinct-token index of each text token present in the pattern
     unsigned char* carries  # carry into the current block of words, one per text token
+    Py_ssize_t* active      # the text tokens a block's sweep visits (see lcs_multi_word)
+    int32_t* active_block   # and the match block of each
     Py_ssize_t text_cap
+    int32_t* block_of       # [group * D + token]: its match block in pm, 0 (all zeros) when absent
+    Py_ssize_t block_of_cap
 
 
 cdef Scratch* scratch_new(Py_ssize_t vocab_size) noexcept nogil:
@@ -75,6 +79,9 @@ cdef void scratch_free(Scratch* s) noexcept nogil:
     free(s.mark)
     free(s.text_rows)
     free(s.carries)
+    free(s.active)
+    free(s.active_block)
+    free(s.block_of)
     free(s)
 
 
@@ -84,6 +91,19 @@ cdef int grow_words(uint64_t** buf, Py_ssize_t* cap, Py_ssize_t need) noexcept n
     if need <= cap[0]:
         return 0
     p = <uint64_t*>realloc(buf[0], need * sizeof(uint64_t))
+    if p == NULL:
+        return -1
+    buf[0] = p
+    cap[0] = need
+    return 0
+
+
+cdef int grow_int32(int32_t** buf, Py_ssize_t* cap, Py_ssize_t need) noexcept nogil:
+    """Make ``*buf`` hold at least ``need`` int32; 0 on success, -1 when out of memory."""
+    cdef int32_t* p
+    if need <= cap[0]:
+        return 0
+    p = <int32_t*>realloc(buf[0], need * sizeof(int32_t))
     if p == NULL:
         return -1
     buf[0] = p
@@ -122,10 +142,11 @@ cdef inline int64_t lcs_single_word(const int32_t* p, Py_ssize_t m, const int32_
 cdef Py_ssize_t number_pattern_tokens(const int32_t* p, Py_ssize_t m, Scratch* s) noexcept nogil:
     """``s.slot[t]`` = 1 + dense index of token t among the distinct tokens of ``p``; returns how many."""
     cdef Py_ssize_t i, distinct = 0
-    for i in range(m):
-        if s.slot[p[i]] == 0:
-            distinct += 1
-            s.slot[p[i]] = <int32_t>distinct
+    cdef int32_t seen
+    for i in range(m):  # branch-free: in long texts of many words, a token's first sight is a coin toss
+        seen = s.slot[p[i]]
+        distinct += seen == 0
+        s.slot[p[i]] = seen if seen != 0 else <int32_t>distinct
     return distinct
 
 
@@ -145,25 +166,34 @@ cdef Py_ssize_t build_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noe
     return W
 
 
-cdef Py_ssize_t build_match_blocks(const int32_t* p, Py_ssize_t m, Scratch* s, Py_ssize_t* distinct) noexcept nogil:
-    """``build_match_rows`` laid out block-major for lcs_multi_word: word w of token d lives in
-    group g = w / 8 at ``8 g D + d * gs + w % 8`` (D distinct tokens, gs = the group's width: 8,
-    or what is left in the last group). A sweep over one group then reads D * gs contiguous
-    words, which stay in cache, instead of one cache line out of every W-word row."""
-    cdef Py_ssize_t W = (m + 63) >> 6, i, w, g, gs
-    cdef Py_ssize_t D = number_pattern_tokens(p, m, s)
-    cdef int32_t d
-    distinct[0] = D
-    if grow_words(&s.pm, &s.pm_cap, D * W) != 0:
-        clear_match_rows(p, m, s)
+cdef Py_ssize_t build_match_blocks(const int32_t* p, Py_ssize_t m, Scratch* s, Py_ssize_t D) noexcept nogil:
+    """The match words of pattern ``p`` for lcs_multi_word, in blocks: the eight words of group
+    g = word / 8 (pattern positions 512 g .. 512 g + 511) of distinct token d are block
+    ``s.block_of[g * D + d]`` of ``s.pm`` (eight words each), and block 0, all zeros, stands for
+    every (group, token) without an occurrence. Only occurring blocks are stored and cleared: a
+    long text of many distinct words (thousands of tokens, D in the thousands) would otherwise
+    clear and scan D * W mostly-zero words. ``s.slot`` must number the D distinct tokens
+    (number_pattern_tokens). Returns W, -1 when out of memory."""
+    cdef Py_ssize_t W = (m + 63) >> 6, i, g
+    cdef Py_ssize_t G = (W + 7) >> 3
+    cdef int32_t d, block, n_blocks = 0
+    cdef int32_t* cell
+    cdef Py_ssize_t spare = 1 + min(m, D * G)  # a block that is cleared in vain (branch-free)
+    if (grow_words(&s.pm, &s.pm_cap, 8 * (spare + 1)) != 0
+            or grow_int32(&s.block_of, &s.block_of_cap, G * D) != 0):
         return -1
-    memset(s.pm, 0, D * W * sizeof(uint64_t))
+    memset(s.block_of, 0, G * D * sizeof(int32_t))
+    memset(s.pm, 0, 8 * sizeof(uint64_t))
     for i in range(m):
         d = s.slot[p[i]] - 1
-        w = i >> 6
-        g = w >> 3
-        gs = min(8, W - 8 * g)
-        s.pm[8 * g * D + d * gs + (w & 7)] |= (<uint64_t>1) << (i & 63)
+        g = i >> 9
+        cell = &s.block_of[g * D + d]
+        block = cell[0]
+        n_blocks += block == 0
+        memset(&s.pm[8 * (n_blocks if block == 0 else spare)], 0, 8 * sizeof(uint64_t))
+        block = block if block != 0 else n_blocks
+        cell[0] = block
+        s.pm[8 * block + ((i >> 6) & 7)] |= (<uint64_t>1) << (i & 63)
     return W
 
 
@@ -191,45 +221,68 @@ cdef inline uint64_t hyyro_step(uint64_t x, uint64_t match, unsigned char* carry
     return addc(x, u, carry[0], carry) | (x - u)
 
 
+cdef inline Py_ssize_t active_text_tokens(const Scratch* s, Py_ssize_t nt, const int32_t* block_of) noexcept nogil:
+    """Into ``s.active``, the text tokens that can change a group's words: their token occurs in
+    the group (``block_of`` = that group's blocks) or a carry comes in from the group below. Any
+    other leaves V as it is (U = 0 and V + 0 = V), and in long texts of many distinct words most
+    are such. Branch-free: every index is written, the count moves only for the kept ones."""
+    cdef Py_ssize_t j, na = 0
+    cdef int32_t b
+    for j in range(nt):
+        b = block_of[s.text_rows[j]]
+        s.active[na] = j
+        s.active_block[na] = 8 * b
+        na += (b | s.carries[j]) != 0
+    return na
+
+
 cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py_ssize_t n,
-                            Scratch* s) noexcept nogil:
-    """Blocks of eight (then four, then one) words kept in registers sweep the whole text, the
-    carry out of each block parked per text token for the next block: no store/load of V between
-    text tokens, and the words of a block overlap in the pipeline. Match words are block-major
-    (build_match_blocks), so each sweep reads a small contiguous table."""
-    cdef Py_ssize_t W, D, j, k, kb, nt = 0, gs, base
+                            Py_ssize_t D, Scratch* s) noexcept nogil:
+    """Blocks of eight (then four, then one) words kept in registers sweep the text, the carry out
+    of each block parked per text token for the next block: no store/load of V between text
+    tokens, and the words of a block overlap in the pipeline. Only the blocks of match words that
+    hold a bit are stored (build_match_blocks), and a sweep visits only the text tokens that can
+    change its words (active_text_tokens). ``s.slot`` numbers the pattern's D distinct tokens;
+    it is cleared here."""
+    cdef Py_ssize_t W, a, j, k, kb, nt = 0, na, gs, base
     cdef int32_t d
     cdef int64_t total = 0
     cdef uint64_t v0, v1, v2, v3, v4, v5, v6, v7
     cdef const uint64_t* row
-    cdef const uint64_t* block
+    cdef const int32_t* block_of
     cdef unsigned char c
-    W = build_match_blocks(p, m, s, &D)
+    W = build_match_blocks(p, m, s, D)
     if W < 0:
+        clear_match_rows(p, m, s)
         return -1
     if n > s.text_cap:
         free(s.text_rows)
         free(s.carries)
+        free(s.active)
+        free(s.active_block)
         s.text_rows = <Py_ssize_t*>malloc(n * sizeof(Py_ssize_t))
         s.carries = <unsigned char*>malloc(n)
+        s.active = <Py_ssize_t*>malloc(n * sizeof(Py_ssize_t))
+        s.active_block = <int32_t*>malloc(n * sizeof(int32_t))
         s.text_cap = n
-        if s.text_rows == NULL or s.carries == NULL:
+        if s.text_rows == NULL or s.carries == NULL or s.active == NULL or s.active_block == NULL:
             s.text_cap = 0
             clear_match_rows(p, m, s)
             return -1
-    for j in range(n):
+    for j in range(n):  # a token absent from the pattern leaves V unchanged: dropped (branch-free)
         d = s.slot[t[j]]
-        if d != 0:  # a token absent from the pattern leaves V unchanged: drop it
-            s.text_rows[nt] = d - 1
-            s.carries[nt] = 0
-            nt += 1
+        s.text_rows[nt] = d - 1
+        s.carries[nt] = 0
+        nt += d != 0
     clear_match_rows(p, m, s)
     kb = 0
     while kb + 8 <= W:  # whole groups: width 8
         v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = ALL_ONES
-        block = &s.pm[kb * D]
-        for j in range(nt):
-            row = &block[s.text_rows[j] * 8]
+        block_of = &s.block_of[(kb >> 3) * D]
+        na = active_text_tokens(s, nt, block_of)
+        for a in range(na):
+            j = s.active[a]
+            row = &s.pm[s.active_block[a]]
             c = s.carries[j]
             hyyro4(&v0, &v1, &v2, &v3, row, &c)
             hyyro4(&v4, &v5, &v6, &v7, &row[4], &c)
@@ -239,22 +292,25 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
         kb += 8
     # the last group, narrower than 8 words: a block of four, then single words
     gs = W - kb
-    block = &s.pm[kb * D]
+    block_of = &s.block_of[(kb >> 3) * D]
     base = 0
     if base + 4 <= gs:
         v0 = v1 = v2 = v3 = ALL_ONES
-        for j in range(nt):
-            row = &block[s.text_rows[j] * gs]
+        na = active_text_tokens(s, nt, block_of)
+        for a in range(na):
+            j = s.active[a]
             c = s.carries[j]
-            hyyro4(&v0, &v1, &v2, &v3, row, &c)
+            hyyro4(&v0, &v1, &v2, &v3, &s.pm[s.active_block[a]], &c)
             s.carries[j] = c
         total += popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
         base = 4
     for k in range(base, gs):
         v0 = ALL_ONES
-        for j in range(nt):
+        na = active_text_tokens(s, nt, block_of)
+        for a in range(na):
+            j = s.active[a]
             c = s.carries[j]
-            v0 = hyyro_step(v0, block[s.text_rows[j] * gs + k], &c)
+            v0 = hyyro_step(v0, s.pm[s.active_block[a] + k], &c)
             s.carries[j] = c
         total += popcount64(~v0)
     # bits at positions >= m start as ones and stay ones, so ~V counts nothing there
@@ -271,7 +327,7 @@ cdef int64_t lcs_length(const int32_t* a, Py_ssize_t la, const int32_t* b, Py_ss
         return 0
     if la <= 64:
         return lcs_single_word(a, la, b, lb, s.mask)
-    return lcs_multi_word(a, la, b, lb, s)
+    return lcs_multi_word(a, la, b, lb, number_pattern_tokens(a, la, s), s)
 
 
 # ---------------------------------------------------------------- rougeLsum union LCS

@@ -12,6 +12,7 @@ present on one side only (an LCS never uses them). No batch vocabulary means no 
 global table and no serial merge: pairs are spread over OpenMP threads, each with its own table
 and scratch, and results do not depend on the thread count.
 """
+cimport openmp
 from cython.parallel cimport parallel, prange
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
@@ -24,6 +25,8 @@ include "_ngram_core.pxi"
 cdef enum:
     MAX_ORDER = 9
     FIRST_TABLE_TYPES = 256  # a pair's table starts small (in L1) and grows for long texts
+    MAX_IDLE_WORKERS = 64
+    KEEP_WORKERS_UP_TO = 1 << 20  # code points in a call's longest text; past it, memory goes back
 
 
 cdef struct TextRef:
@@ -73,6 +76,29 @@ cdef Worker *worker_new() noexcept nogil:
         worker_free(w)  # table_free and scratch_free take what was not allocated
         return NULL
     return w
+
+
+# Workers kept between calls (touched only under the GIL): a call of a few long pairs otherwise
+# spends a tenth of its time in the kernel mapping and clearing fresh pages for its buffers.
+cdef Worker *_idle_workers[MAX_IDLE_WORKERS]
+cdef int _n_idle = 0
+
+
+cdef Worker *worker_take() noexcept:
+    global _n_idle
+    if _n_idle > 0:
+        _n_idle -= 1
+        return _idle_workers[_n_idle]
+    return worker_new()
+
+
+cdef void worker_give_back(Worker *w, bint keep) noexcept:
+    global _n_idle
+    if w != NULL and keep and _n_idle < MAX_IDLE_WORKERS:
+        _idle_workers[_n_idle] = w
+        _n_idle += 1
+    else:
+        worker_free(w)
 
 
 cdef int64_t read_tokens_of(Worker *w, const CodeUnit *text, int64_t n, bint intern, int32_t *out) noexcept nogil:
@@ -190,9 +216,11 @@ cdef int pair_counts(Worker *w, const TextRef *pred, const TextRef *ref, int max
     return 0
 
 
-cdef int read_text_refs(tuple texts, TextRef *out, str what) except -1:
-    """Storage of each str (under the GIL; the tuple keeps them alive while threads read)."""
+cdef int64_t read_text_refs(tuple texts, TextRef *out, str what) except -1:
+    """Storage of each str (under the GIL; the tuple keeps them alive while threads read);
+    returns the longest length."""
     cdef Py_ssize_t i
+    cdef int64_t longest = 0
     cdef object text
     for i in range(len(texts)):
         text = texts[i]
@@ -202,7 +230,8 @@ cdef int read_text_refs(tuple texts, TextRef *out, str what) except -1:
         out[i].kind = qascore_unicode_kind(text)
         out[i].data = qascore_unicode_data(text)
         out[i].length = qascore_unicode_length(text)
-    return 0
+        longest = max(longest, out[i].length)
+    return longest
 
 
 cdef void *cnp_data(object array):
@@ -241,24 +270,32 @@ def rouge_counts(list predictions not None, list references not None, const int6
     cdef TextRef *refs = <TextRef *>malloc((len(held_refs) + 1) * sizeof(TextRef))
     cdef int64_t[::1] lcs_view = lcs_out, n_pred = n_pred_out, n_ref = n_ref_out
     cdef int64_t *matches = <int64_t *>cnp_data(matches_out)
-    cdef int threads = max(1, min(n_jobs, K))
+    cdef int threads = max(1, min(n_jobs, K)), i
+    cdef int64_t longest = 0
     cdef Worker *w = NULL
+    cdef Worker **workers = <Worker **>calloc(threads, sizeof(Worker *))
     try:
-        if preds == NULL or refs == NULL:
+        if preds == NULL or refs == NULL or workers == NULL:
             raise MemoryError()
-        read_text_refs(held_preds, preds, "predictions")
-        read_text_refs(held_refs, refs, "references")
+        longest = max(read_text_refs(held_preds, preds, "predictions"),
+                      read_text_refs(held_refs, refs, "references"))
+        for i in range(threads):
+            workers[i] = worker_take()
         with nogil, parallel(num_threads=threads):
-            w = worker_new()
+            w = workers[openmp.omp_get_thread_num()]
             for k in prange(K, schedule="guided"):  # big chunks first, single pairs at the end (long texts)
                 if w == NULL or pair_counts(w, &preds[pred_rows[k]], &refs[ref_rows[k]], max_order, want_lcs,
                                             &matches[k * max_order], &lcs_view[k], &n_pred[k], &n_ref[k]) != 0:
                     n_pred[k] = -1
-            worker_free(w)
         if np.min(n_pred_out) < 0:
             raise MemoryError("out of memory in the rouge_raw kernel")
         return matches_out, lcs_out, n_pred_out, n_ref_out
     finally:
+        if workers != NULL:
+            # a worker that ran out of memory may hold half-grown buffers: it is not kept
+            for i in range(threads):
+                worker_give_back(workers[i], longest <= KEEP_WORKERS_UP_TO and np.min(n_pred_out) >= 0)
+        free(workers)
         free(preds)
         free(refs)
 

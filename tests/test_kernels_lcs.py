@@ -122,6 +122,44 @@ def test_lcs_word_boundaries_and_long(la, lb):
         assert run_lcs([a, b], [b, a]).tolist() == [dp_lcs(a, b)] * 2
 
 
+def numpy_row_lcs(a, b):
+    """LCS length by the DP a row at a time: row_i[j] = running max over k <= j of
+    max(row_{i-1}[k], row_{i-1}[k-1] + [a_i == b_k]) (rows never decrease). Fast enough for
+    thousands of tokens a side; checked against dp_lcs below."""
+    b = np.asarray(b)
+    row = np.zeros(len(b) + 1, dtype=np.int64)
+    for x in a:
+        diagonal = row[:-1] + (b == x)
+        row[1:] = np.maximum.accumulate(np.maximum(row[1:], diagonal))
+    return int(row[-1])
+
+
+def test_numpy_row_lcs_is_the_dp():
+    rng = np.random.default_rng(11)
+    for alphabet in (1, 3, 40):
+        for _ in range(20):
+            a = rng.integers(0, alphabet, rng.integers(0, 60)).tolist()
+            b = rng.integers(0, alphabet, rng.integers(0, 60)).tolist()
+            assert numpy_row_lcs(a, b) == dp_lcs(a, b)
+
+
+@pytest.mark.parametrize("alphabet", [30, 400, 2000, 20000])
+@pytest.mark.parametrize("la,lb", [(3000, 3000), (1500, 4100), (700, 2600)])
+def test_lcs_long_texts_of_many_distinct_tokens(la, lb, alphabet):
+    """Thousands of tokens a side over large alphabets: most (text token, 512-position group)
+    pairs hold no match and are skipped unless a carry comes in from the group below; the
+    alphabet of 30 keeps every group busy. Shared runs make long carry chains."""
+    rng = np.random.default_rng(la + lb + alphabet)
+    a = rng.integers(0, alphabet, la)
+    b = rng.integers(0, alphabet, lb)
+    run = rng.integers(0, alphabet, 300)
+    a[100:400] = run  # a shared run: one match per text token, carried across groups
+    b[lb - 400:lb - 100] = run
+    a, b = a.tolist(), b.tolist()
+    expected = numpy_row_lcs(a, b)
+    assert run_lcs([a, b, a], [b, a, a]).tolist() == [expected, expected, la]
+
+
 def test_lcs_identical_and_empty():
     x = list(range(300)) * 2
     assert run_lcs([x, [], x, [5, 5, 5]], [x, x, [], [5]]).tolist() == [600, 0, 0, 1]

@@ -94,6 +94,41 @@ def test_texts_shorter_than_a_word_and_tokens_at_every_end_position():
     assert_same_counts(raw_counts(predictions, references), packed_counts(predictions, references))
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_thousands_of_tokens_cross_every_batch_of_spans(seed):
+    """Latin-1 token spans are read off the bitmap in batches of about 2,048 tokens; a token
+    still open at the end of a batch (even one longer than a 64-byte word) starts the next.
+    Tokens of 1 to 70 bytes, separators of 1 to 3 bytes, so that token ends fall on every
+    position of a word and of a batch."""
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))
+    seps = [" ", ", ", "-", "\xe9", " . ", "\t"]
+    def text(n_tokens):
+        parts = []
+        for _ in range(n_tokens):
+            length = int(rng.choice([1, 2, 3, 7, 8, 9, 63, 64, 65, 70], p=[.2, .15, .15, .1, .1, .1, .05, .05, .05, .05]))
+            parts.append("".join(rng.choice(letters[: int(rng.integers(3, 62))], length)))
+            parts.append(seps[int(rng.integers(0, len(seps)))])
+        return "".join(parts[: len(parts) - int(rng.integers(0, 2))])  # with and without a trailing separator
+    predictions = [text(int(n)) for n in rng.integers(1900, 6000, 3)]
+    references = [text(int(n)) for n in rng.integers(1900, 6000, 3)]
+    got = raw_counts(predictions, references, max_order=2)
+    assert_same_counts(got, packed_counts(predictions, references, max_order=2))
+    for p, r, n_p, n_r in zip(predictions, references, got[2], got[3]):
+        assert (n_p, n_r) == (len(TOKENIZER.tokenize(p)), len(TOKENIZER.tokenize(r)))
+
+
+def test_workers_kept_between_calls_serve_short_pairs_after_long_ones():
+    long_text = " ".join(f"w{i % 3000}" for i in range(20_000))
+    short = [("the cat sat", "the cat"), ("", "x"), ("a b", "")]
+    expected = raw_counts([p for p, _ in short], [r for _, r in short])
+    raw_counts([long_text, long_text[::-1]], [long_text[7:], long_text], n_jobs=2)
+    assert_same_counts(raw_counts([p for p, _ in short], [r for _, r in short]), expected)
+    with pytest.raises(TypeError, match=r"references\[1\]"):
+        raw_counts(["a", "b"], ["a", None])
+    assert_same_counts(raw_counts([p for p, _ in short], [r for _, r in short], n_jobs=2), expected)
+
+
 def test_rougeN_only_and_rougeL_only_calls():
     rows = np.arange(2, dtype=np.int64)
     preds, refs = ["the cat sat", "a b a b"], ["the cat", "b a b a"]
