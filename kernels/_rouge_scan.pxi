@@ -501,7 +501,7 @@ cdef inline bint rouge_cursor_init(RougeCursor *cursor, const CodeUnit *text, in
             bits[k] = qascore_alnum_bits64(text, n, 64 * k)
         for k in range(n >> 6, n_words):  # the last, partial word: no read past the text
             word = 0
-            for b in range(8):
+            for b in range(((n & 63) + 7) >> 3):
                 word |= qascore_alnum_bits8(text, n, 64 * k + 8 * b) << (8 * b)
             bits[k] = word
         bits[n_words] = 0  # ends a token that reaches the end of the text

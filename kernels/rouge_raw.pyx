@@ -272,6 +272,7 @@ def rouge_counts(list predictions not None, list references not None, const int6
     cdef int64_t *matches = <int64_t *>cnp_data(matches_out)
     cdef int threads = max(1, min(n_jobs, K)), i
     cdef int64_t longest = 0
+    cdef bint out_of_memory = True  # until the kernel has run
     cdef Worker *w = NULL
     cdef Worker **workers = <Worker **>calloc(threads, sizeof(Worker *))
     try:
@@ -287,14 +288,15 @@ def rouge_counts(list predictions not None, list references not None, const int6
                 if w == NULL or pair_counts(w, &preds[pred_rows[k]], &refs[ref_rows[k]], max_order, want_lcs,
                                             &matches[k * max_order], &lcs_view[k], &n_pred[k], &n_ref[k]) != 0:
                     n_pred[k] = -1
-        if np.min(n_pred_out) < 0:
+        out_of_memory = np.min(n_pred_out) < 0
+        if out_of_memory:
             raise MemoryError("out of memory in the rouge_raw kernel")
         return matches_out, lcs_out, n_pred_out, n_ref_out
     finally:
         if workers != NULL:
             # a worker that ran out of memory may hold half-grown buffers: it is not kept
             for i in range(threads):
-                worker_give_back(workers[i], longest <= KEEP_WORKERS_UP_TO and np.min(n_pred_out) >= 0)
+                worker_give_back(workers[i], longest <= KEEP_WORKERS_UP_TO and not out_of_memory)
         free(workers)
         free(preds)
         free(refs)

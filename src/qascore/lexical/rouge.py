@@ -56,10 +56,10 @@ def fmeasure(precision: np.ndarray, recall: np.ndarray, gamma: float = 1.0) -> n
     1 * P = P exactly, and addition commutes in IEEE arithmetic.
     """
     g2 = float(gamma) ** 2
-    positive = (precision > 0) & (recall > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f = (1 + g2) * precision * recall / (recall + g2 * precision)
-    return np.where(positive, f, 0.0)
+    denominator = recall + g2 * precision
+    # P or R = 0 makes the numerator 0; both 0 makes the denominator 0, left out
+    return np.divide((1 + g2) * precision * recall, denominator, out=np.zeros_like(denominator),
+                     where=denominator > 0)
 
 
 @dataclass(frozen=True)
@@ -183,9 +183,11 @@ def _encode_sentences(texts, tokenizer, vocab, split_summaries, n_jobs) -> _Sent
 
 # ---------------------------------------------------------------- per-pair scores
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """numerator / denominator as float64, 0 where the denominator is 0."""
-    safe = np.where(denominator > 0, denominator, 1)
-    return np.where(denominator > 0, numerator / safe, 0.0)
+    """numerator / max(denominator, 1) as float64. Every count here (n-gram matches, LCS, union
+    hits) is 0 when either side has no tokens, so this is 0 exactly where rouge-score returns
+    its early 0 (and one division, where masking both sides first cost a quarter of a
+    millisecond per 10,000 pairs)."""
+    return np.true_divide(numerator, np.maximum(denominator, 1), dtype=np.float64)
 
 
 def _token_counts(max_order, want_lcs, pred_rows, ref_rows, tokens: PackedTokens, n_jobs):
@@ -208,12 +210,11 @@ def _scores_of_counts(orders, want_lcs, matches, lcs, pred_len, ref_len) -> dict
     """(precision, recall) of the ROUGE-N ``orders`` and (``want_lcs``) of rougeL."""
     out = {}
     for n in orders:
-        m = matches[:, n - 1].astype(np.float64)
-        # rouge-score divides by max(count, 1): an empty side gives 0 / 1 = 0
-        out[f"rouge{n}"] = (m / np.maximum(pred_len - n + 1, 1), m / np.maximum(ref_len - n + 1, 1))
+        m = matches[:, n - 1]
+        # rouge-score divides by max(count, 1) itself here
+        out[f"rouge{n}"] = (_ratio(m, pred_len - n + 1), _ratio(m, ref_len - n + 1))
     if want_lcs:
-        both = (pred_len > 0) & (ref_len > 0)
-        out["rougeL"] = (_ratio(lcs, np.where(both, pred_len, 0)), _ratio(lcs, np.where(both, ref_len, 0)))
+        out["rougeL"] = (_ratio(lcs, pred_len), _ratio(lcs, ref_len))
     return out
 
 
@@ -224,9 +225,8 @@ def _lsum_scores(pred_rows, ref_rows, sentences: _SentencePacked, n_jobs) -> tup
                                 n_jobs)
     n = sentences.token_counts()[pred_rows]
     m = sentences.token_counts()[ref_rows]
-    # rouge-score: no sentences on either side, or no tokens on either side -> 0
-    both = (n > 0) & (m > 0)
-    return _ratio(hits, np.where(both, n, 0)), _ratio(hits, np.where(both, m, 0))
+    # rouge-score: no sentences or no tokens on either side -> 0; hits are 0 there
+    return _ratio(hits, n), _ratio(hits, m)
 
 
 def _pair_work(predictions: list[str], references: list[str]) -> int:
