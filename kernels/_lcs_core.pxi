@@ -32,8 +32,12 @@ ctypedef struct Scratch:
     Py_ssize_t* active      # the text tokens a block's sweep visits (see lcs_multi_word)
     int32_t* active_block   # and the match block of each
     Py_ssize_t text_cap
-    int32_t* block_of       # [group * D + token]: its match block in pm, 0 (all zeros) when absent
+    int32_t* block_of       # [token]: its match block in pm in the group being swept, 0 (all zeros) if none
     Py_ssize_t block_of_cap
+    int32_t* block_token    # [block]: the distinct token whose match words the block holds
+    Py_ssize_t block_token_cap
+    int32_t* group_first    # [group]: its first block (blocks are numbered group by group)
+    Py_ssize_t group_first_cap
 
 
 cdef Scratch* scratch_new(Py_ssize_t vocab_size) noexcept nogil:
@@ -82,6 +86,8 @@ cdef void scratch_free(Scratch* s) noexcept nogil:
     free(s.active)
     free(s.active_block)
     free(s.block_of)
+    free(s.block_token)
+    free(s.group_first)
     free(s)
 
 
@@ -167,34 +173,50 @@ cdef Py_ssize_t build_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noe
 
 
 cdef Py_ssize_t build_match_blocks(const int32_t* p, Py_ssize_t m, Scratch* s, Py_ssize_t D) noexcept nogil:
-    """The match words of pattern ``p`` for lcs_multi_word, in blocks: the eight words of group
-    g = word / 8 (pattern positions 512 g .. 512 g + 511) of distinct token d are block
-    ``s.block_of[g * D + d]`` of ``s.pm`` (eight words each), and block 0, all zeros, stands for
-    every (group, token) without an occurrence. Only occurring blocks are stored and cleared: a
-    long text of many distinct words (thousands of tokens, D in the thousands) would otherwise
-    clear and scan D * W mostly-zero words. ``s.slot`` must number the D distinct tokens
-    (number_pattern_tokens). Returns W, -1 when out of memory."""
+    """The match words of pattern ``p`` for lcs_multi_word, in blocks of eight words: for each
+    group g = word / 8 (pattern positions 512 g .. 512 g + 511) and each distinct token d that
+    occurs there, one block of ``s.pm``; block 0, all zeros, stands for the others. Blocks are
+    numbered in position order, so group g's are ``s.group_first[g]`` .. ``s.group_first[g + 1] - 1``,
+    and ``s.block_token`` names each one's token (select_group makes ``s.block_of`` map tokens to
+    one group's blocks). Only occurring blocks are stored: memory O(m) whatever the number of
+    distinct tokens, and no D * W mostly-zero words to clear. ``s.slot`` must number the D
+    distinct tokens (number_pattern_tokens). Returns W, -1 when out of memory."""
     cdef Py_ssize_t W = (m + 63) >> 6, i, g
     cdef Py_ssize_t G = (W + 7) >> 3
-    cdef int32_t d, block, n_blocks = 0
-    cdef int32_t* cell
+    cdef int32_t d, block, n_blocks = 0, first = 1
+    cdef bint new
     cdef Py_ssize_t spare = 1 + min(m, D * G)  # a block that is cleared in vain (branch-free)
     if (grow_words(&s.pm, &s.pm_cap, 8 * (spare + 1)) != 0
-            or grow_int32(&s.block_of, &s.block_of_cap, G * D) != 0):
+            or grow_int32(&s.block_of, &s.block_of_cap, D) != 0
+            or grow_int32(&s.block_token, &s.block_token_cap, spare + 1) != 0
+            or grow_int32(&s.group_first, &s.group_first_cap, G + 1) != 0):
         return -1
-    memset(s.block_of, 0, G * D * sizeof(int32_t))
+    memset(s.block_of, 0, D * sizeof(int32_t))  # here: each token's latest block
     memset(s.pm, 0, 8 * sizeof(uint64_t))
     for i in range(m):
-        d = s.slot[p[i]] - 1
         g = i >> 9
-        cell = &s.block_of[g * D + d]
-        block = cell[0]
-        n_blocks += block == 0
-        memset(&s.pm[8 * (n_blocks if block == 0 else spare)], 0, 8 * sizeof(uint64_t))
-        block = block if block != 0 else n_blocks
-        cell[0] = block
+        if (i & 511) == 0:
+            first = n_blocks + 1
+            s.group_first[g] = first
+        d = s.slot[p[i]] - 1
+        block = s.block_of[d]
+        new = block < first  # no block of this token in this group yet
+        n_blocks += new
+        memset(&s.pm[8 * (n_blocks if new else spare)], 0, 8 * sizeof(uint64_t))
+        block = n_blocks if new else block
+        s.block_of[d] = block
+        s.block_token[block] = d
         s.pm[8 * block + ((i >> 6) & 7)] |= (<uint64_t>1) << (i & 63)
+    s.group_first[G] = n_blocks + 1
+    memset(s.block_of, 0, D * sizeof(int32_t))  # from now on: the swept group's blocks (select_group)
     return W
+
+
+cdef inline void select_group(Scratch* s, Py_ssize_t g, bint on) noexcept nogil:
+    """Point ``s.block_of`` at group g's blocks (``on``), or back at the zero block."""
+    cdef int32_t b
+    for b in range(s.group_first[g], s.group_first[g + 1]):
+        s.block_of[s.block_token[b]] = b if on else 0
 
 
 cdef inline void clear_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noexcept nogil:
@@ -221,15 +243,15 @@ cdef inline uint64_t hyyro_step(uint64_t x, uint64_t match, unsigned char* carry
     return addc(x, u, carry[0], carry) | (x - u)
 
 
-cdef inline Py_ssize_t active_text_tokens(const Scratch* s, Py_ssize_t nt, const int32_t* block_of) noexcept nogil:
-    """Into ``s.active``, the text tokens that can change a group's words: their token occurs in
-    the group (``block_of`` = that group's blocks) or a carry comes in from the group below. Any
-    other leaves V as it is (U = 0 and V + 0 = V), and in long texts of many distinct words most
-    are such. Branch-free: every index is written, the count moves only for the kept ones."""
+cdef inline Py_ssize_t active_text_tokens(const Scratch* s, Py_ssize_t nt) noexcept nogil:
+    """Into ``s.active``, the text tokens that can change the selected group's words (select_group):
+    their token occurs in the group or a carry comes in from the group below. Any other leaves
+    V as it is (U = 0 and V + 0 = V), and in long texts of many distinct words most are such.
+    Branch-free: every index is written, the count moves only for the kept ones."""
     cdef Py_ssize_t j, na = 0
     cdef int32_t b
     for j in range(nt):
-        b = block_of[s.text_rows[j]]
+        b = s.block_of[s.text_rows[j]]
         s.active[na] = j
         s.active_block[na] = 8 * b
         na += (b | s.carries[j]) != 0
@@ -249,7 +271,6 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
     cdef int64_t total = 0
     cdef uint64_t v0, v1, v2, v3, v4, v5, v6, v7
     cdef const uint64_t* row
-    cdef const int32_t* block_of
     cdef unsigned char c
     W = build_match_blocks(p, m, s, D)
     if W < 0:
@@ -278,8 +299,9 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
     kb = 0
     while kb + 8 <= W:  # whole groups: width 8
         v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = ALL_ONES
-        block_of = &s.block_of[(kb >> 3) * D]
-        na = active_text_tokens(s, nt, block_of)
+        select_group(s, kb >> 3, True)
+        na = active_text_tokens(s, nt)
+        select_group(s, kb >> 3, False)
         for a in range(na):
             j = s.active[a]
             row = &s.pm[s.active_block[a]]
@@ -292,11 +314,12 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
         kb += 8
     # the last group, narrower than 8 words: a block of four, then single words
     gs = W - kb
-    block_of = &s.block_of[(kb >> 3) * D]
+    if gs > 0:
+        select_group(s, kb >> 3, True)  # left on: the next pattern's build clears block_of
     base = 0
     if base + 4 <= gs:
         v0 = v1 = v2 = v3 = ALL_ONES
-        na = active_text_tokens(s, nt, block_of)
+        na = active_text_tokens(s, nt)
         for a in range(na):
             j = s.active[a]
             c = s.carries[j]
@@ -306,7 +329,7 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
         base = 4
     for k in range(base, gs):
         v0 = ALL_ONES
-        na = active_text_tokens(s, nt, block_of)
+        na = active_text_tokens(s, nt)
         for a in range(na):
             j = s.active[a]
             c = s.carries[j]

@@ -233,7 +233,7 @@ cdef inline bint too_full(int64_t n_types, uint64_t mask) noexcept nogil:
     """More than a quarter of the slots taken. Under linear probing a miss (a prediction's token
     that the reference lacks) averages 1.4 probes at a quarter load, 2.5 at a half, 13 at 0.8;
     each extra probe is a branch the CPU cannot predict. Measured on 3,000-word pairs: 0.8 to
-    0.5 to 0.25 took the tokeniser from 30 to 26 to 23 ns a token."""
+    0.5 to 0.25 took reading and interning from about 30 to 25 to 22 ns a token."""
     return 4 * n_types > <int64_t>(mask + 1)
 
 

@@ -10,7 +10,7 @@ Then the cores of the packed kernels run on the pair's ids: clipped n-gram match
 (_ngram_core.pxi) and the bit-parallel LCS (_lcs_core.pxi), the LCS after dropping the tokens
 present on one side only (an LCS never uses them). No batch vocabulary means no cache-missing
 global table and no serial merge: pairs are spread over OpenMP threads, each with its own table
-and scratch, and results do not depend on the thread count.
+and scratch (kept for the next call), and results do not depend on the thread count.
 """
 cimport openmp
 from cython.parallel cimport parallel, prange

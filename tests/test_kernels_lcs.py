@@ -160,6 +160,31 @@ def test_lcs_long_texts_of_many_distinct_tokens(la, lb, alphabet):
     assert run_lcs([a, b, a], [b, a, a]).tolist() == [expected, expected, la]
 
 
+def longest_increasing(seq):
+    """Length of the longest strictly increasing subsequence (patience sorting)."""
+    import bisect
+    tails = []
+    for x in seq:
+        k = bisect.bisect_left(tails, x)
+        tails[k:k + 1] = [x]
+    return len(tails)
+
+
+def test_lcs_of_two_permutations_of_100k_tokens():
+    """Every token distinct: the LCS of two permutations is the longest increasing subsequence
+    of one read in the other's order. 100,000 distinct tokens over 196 groups of 512 positions:
+    match memory must grow with the text, not with tokens x groups (that would be 78 MB here)."""
+    rng = np.random.default_rng(5)
+    a = rng.permutation(100_000)
+    b = a.copy()
+    for start in rng.integers(0, 99_000, 300):  # local shuffles keep long common runs
+        b[start:start + 200] = rng.permutation(b[start:start + 200])
+    position_in_a = np.empty_like(a)
+    position_in_a[a] = np.arange(len(a))
+    expected = longest_increasing(position_in_a[b].tolist())
+    assert run_lcs([a.tolist()], [b.tolist()]).tolist() == [expected]
+
+
 def test_lcs_identical_and_empty():
     x = list(range(300)) * 2
     assert run_lcs([x, [], x, [5, 5, 5]], [x, x, [], [5]]).tolist() == [600, 0, 0, 1]
