@@ -17,15 +17,8 @@ refs=A(M/"dev_as_references.json"); c=A(M/"dev_first_sentence_as_candidates.json
 q=[x for x in refs if refs[x] and x in c]; P=[c[x][0] for x in q]; R=[refs[x][0] for x in q]
 rng = np.random.default_rng(0); words = np.array([f"word{i}" for i in range(2000)])
 make = lambda: " ".join(rng.choice(words, 3000)); LP=[make() for _ in range(10)]; LR=[make() for _ in range(10)]
-def natural_long(n_pairs=10, n_tokens=3000):  # as test_bench_rouge.long_natural_pairs
-    pairs, start = [], 0
-    while len(pairs) < n_pairs:
-        end, tokens = start, 0
-        while tokens < n_tokens:
-            tokens += len(P[end].split()); end += 1
-        pairs.append((" ".join(P[start:end]), " ".join(R[start:end]))); start = end
-    return [p for p, _ in pairs], [r for _, r in pairs]
-NP, NR = natural_long()
+from test_bench_rouge import joined_long_pairs
+NP, NR = joined_long_pairs(P, R)
 rs=Rs(["rougeL"]); ours=RougeScorer(["rougeL"]); S=("The quick brown fox jumps over the lazy dog", "The quick brown dog jumps on the log.")
 def ab(name, fa, fb, rounds, inner=1, clock=time.process_time):
     ta, tb = [], []

@@ -59,21 +59,25 @@ def long_pairs():
     return [make() for _ in range(10)], [make() for _ in range(10)]
 
 
-@pytest.fixture(scope="module")
-def long_natural_pairs(msmarco_pairs):
-    """Ten pairs of about 3,000 tokens of English: consecutive MS MARCO candidates joined into
-    one prediction, the same queries' references into its reference. Unlike the random words
-    above, common words occur everywhere, so the LCS has matches in every block."""
-    predictions, references = msmarco_pairs
+def joined_long_pairs(predictions, references, n_pairs=10, n_tokens=3000):
+    """``n_pairs`` pairs of about ``n_tokens`` words: consecutive predictions joined into one,
+    the same rows' references into its reference."""
     pairs, start = [], 0
-    while len(pairs) < 10:
+    while len(pairs) < n_pairs:
         end, tokens = start, 0
-        while tokens < 3000:
+        while tokens < n_tokens:
             tokens += len(predictions[end].split())
             end += 1
         pairs.append((" ".join(predictions[start:end]), " ".join(references[start:end])))
         start = end
     return [p for p, _ in pairs], [r for _, r in pairs]
+
+
+@pytest.fixture(scope="module")
+def long_natural_pairs(msmarco_pairs):
+    """Ten pairs of about 3,000 tokens of English from MS MARCO (joined_long_pairs). Unlike the
+    random words above, common words occur everywhere, so the LCS has matches in every block."""
+    return joined_long_pairs(*msmarco_pairs)
 
 
 def bench_rouge_score_rs_batch(benchmark, predictions, references):

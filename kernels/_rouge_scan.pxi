@@ -143,14 +143,6 @@ cdef extern from *:
     }
     #endif
 
-    /* Position in memory order (0 = lowest address) of the first flagged byte; flags != 0. */
-    static inline int64_t qascore_first_flag(uint64_t flags) {
-    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        return __builtin_clzll(flags) >> 3;
-    #else
-        return __builtin_ctzll(flags) >> 3;
-    #endif
-    }
     """
     int qascore_unicode_ready(object o) except -1
     int qascore_unicode_kind(object o)
@@ -163,7 +155,6 @@ cdef extern from *:
     uint64_t qascore_load_span(const uint8_t *text, int64_t n, int64_t i, int64_t keep) noexcept nogil
     uint64_t qascore_alnum_bytes(uint64_t w) noexcept nogil
     uint64_t qascore_lower_bytes(uint64_t w) noexcept nogil
-    int64_t qascore_first_flag(uint64_t flags) noexcept nogil
     uint64_t qascore_alnum_bits8(const uint8_t *text, int64_t n, int64_t i) noexcept nogil
     uint64_t qascore_alnum_bits64(const uint8_t *text, int64_t n, int64_t i) noexcept nogil
     int qascore_ctz "__builtin_ctzll"(unsigned long long) noexcept nogil
@@ -468,9 +459,10 @@ cdef enum:
 
 
 cdef struct RougeCursor:
-    # Where next_rouge_token is in a text. For Latin-1 text also the text's token-byte bitmap
-    # (bit i of bits[i / 64] set when byte i belongs to a token), built once by
-    # rouge_cursor_init, and a batch of token spans read off it (rouge_cursor_refill).
+    # Where next_rouge_token is in a text: the next code point of a UCS-2/UCS-4 text, or for
+    # Latin-1 text the text's token-byte bitmap (bit i of bits[i / 64] set when byte i belongs
+    # to a token), built once by rouge_cursor_init, and a batch of token spans read off it
+    # (rouge_cursor_refill).
     int64_t pos
     const uint64_t *bits
     int64_t *starts  # SPAN_ROOM each
@@ -484,8 +476,8 @@ cdef struct RougeCursor:
 cdef inline bint rouge_cursor_init(RougeCursor *cursor, const CodeUnit *text, int64_t n,
                                    GrowBuffer *bitmap) noexcept nogil:
     """Start reading ``text``; ``bitmap`` (8-byte items) holds the bitmap and the spans of
-    Latin-1 text. False when out of memory. Classifying the whole text first, eight bytes at a
-    time with no dependence between words, and then reading token starts and ends off the
+    Latin-1 text. False when out of memory. Classifying the whole text first, 16 or 8 bytes at
+    a time with no dependence between words, and then reading token starts and ends off the
     bitmap a word at a time, leaves no search per token (finding each boundary by loads and
     compares chained through the positions was the tokeniser's main cost)."""
     cdef int64_t n_words = (n + 63) >> 6, k, b
@@ -560,12 +552,10 @@ cdef inline int64_t next_latin1_token(const uint8_t *text, int64_t n, RougeCurso
     if cursor.index == cursor.count:
         rouge_cursor_refill(cursor)
         if cursor.count == 0:
-            cursor.pos = n
             return 0
     start = cursor.starts[cursor.index]
     length = cursor.ends[cursor.index] - start
     cursor.index += 1
-    cursor.pos = start + length
     if length <= 8 and start + 8 <= n:  # most words: one load, no branch on the length
         word = qascore_lower_bytes(qascore_load_word_masked(text + start, length))
         memcpy(token, &word, 8)
