@@ -90,6 +90,17 @@ def test_fmeasure_gamma_one_is_rouge_score_f1():
     assert ours.tolist() == expected
 
 
+@pytest.mark.parametrize("gamma", [0.5, 1.2, 3.0])
+def test_fmeasure_gamma_is_the_plain_formula(gamma):
+    rng = np.random.default_rng(1)
+    p, r = rng.random(500), rng.random(500)
+    p[:10], r[5:15] = 0, 0
+    p[20], r[20] = 5e-324, 5e-324  # subnormal: a positive denominator however small is divided by
+    g2 = gamma**2
+    expected = [(1 + g2) * a * b / (b + g2 * a) if b + g2 * a > 0 else 0.0 for a, b in zip(p.tolist(), r.tolist())]
+    assert fmeasure(p, r, gamma).tolist() == expected
+
+
 def test_empty_texts_score_like_rouge_score():
     pairs = [("", ""), ("", "a"), ("a", ""), ("...", "a b"), ("\n\n", "a\n")]
     expected = [PEER[False].score(t, p) for t, p in pairs]

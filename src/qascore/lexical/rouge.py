@@ -57,9 +57,11 @@ def fmeasure(precision: np.ndarray, recall: np.ndarray, gamma: float = 1.0) -> n
     """
     g2 = float(gamma) ** 2
     denominator = recall + g2 * precision
-    # P or R = 0 makes the numerator 0; both 0 makes the denominator 0, left out
-    return np.divide((1 + g2) * precision * recall, denominator, out=np.zeros_like(denominator),
-                     where=denominator > 0)
+    # The denominator is 0 only where P = R = 0 (both are >= 0), and so is the numerator: dividing
+    # by 1 there gives the 0 wanted, and adding False (0) elsewhere leaves the divisor's bits as
+    # they are. A masked divide (where=) cost three times as much.
+    denominator += denominator == 0
+    return (1 + g2) * precision * recall / denominator
 
 
 @dataclass(frozen=True)
@@ -330,7 +332,9 @@ def rouge(
 
     orders = [int(name[5:]) for name in types if _NGRAM_TYPE.fullmatch(name)]
     want_lcs = "rougeL" in types
-    pred_rows = np.repeat(np.arange(len(predictions), dtype=np.int64), np.diff(groups))
+    pred_rows = np.arange(len(predictions), dtype=np.int64)
+    if len(flat_refs) != len(predictions):  # several references for some predictions
+        pred_rows = np.repeat(pred_rows, np.diff(groups))
     pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     # when tokens are packed, predictions and references are encoded in one call (one pass of the
     # encoder's fixed costs); references are rows len(predictions) .. of the same packed arrays
