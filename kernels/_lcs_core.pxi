@@ -172,15 +172,17 @@ cdef Py_ssize_t build_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noe
     return W
 
 
-cdef Py_ssize_t build_match_blocks(const int32_t* p, Py_ssize_t m, Scratch* s, Py_ssize_t D) noexcept nogil:
+cdef inline Py_ssize_t build_match_blocks(const int32_t* p, Py_ssize_t m, Scratch* s, Py_ssize_t D,
+                                          bint dense) noexcept nogil:
     """The match words of pattern ``p`` for lcs_multi_word, in blocks of eight words: for each
     group g = word / 8 (pattern positions 512 g .. 512 g + 511) and each distinct token d that
     occurs there, one block of ``s.pm``; block 0, all zeros, stands for the others. Blocks are
     numbered in position order, so group g's are ``s.group_first[g]`` .. ``s.group_first[g + 1] - 1``,
     and ``s.block_token`` names each one's token (select_group makes ``s.block_of`` map tokens to
     one group's blocks). Only occurring blocks are stored: memory O(m) whatever the number of
-    distinct tokens, and no D * W mostly-zero words to clear. ``s.slot`` must number the D
-    distinct tokens (number_pattern_tokens). Returns W, -1 when out of memory."""
+    distinct tokens, and no D * W mostly-zero words to clear. Tokens are numbered by ``s.slot``
+    (number_pattern_tokens), or are their own numbers below D (``dense``). Returns W, -1 when out
+    of memory."""
     cdef Py_ssize_t W = (m + 63) >> 6, i, g
     cdef Py_ssize_t G = (W + 7) >> 3
     cdef int32_t d, block, n_blocks = 0, first = 1
@@ -198,7 +200,7 @@ cdef Py_ssize_t build_match_blocks(const int32_t* p, Py_ssize_t m, Scratch* s, P
         if (i & 511) == 0:
             first = n_blocks + 1
             s.group_first[g] = first
-        d = s.slot[p[i]] - 1
+        d = p[i] if dense else s.slot[p[i]] - 1
         block = s.block_of[d]
         new = block < first  # no block of this token in this group yet
         n_blocks += new
@@ -258,23 +260,25 @@ cdef inline Py_ssize_t active_text_tokens(const Scratch* s, Py_ssize_t nt) noexc
     return na
 
 
-cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py_ssize_t n,
-                            Py_ssize_t D, Scratch* s) noexcept nogil:
+cdef inline int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py_ssize_t n,
+                                   Py_ssize_t D, Scratch* s, bint dense) noexcept nogil:
     """Blocks of eight (then four, then one) words kept in registers sweep the text, the carry out
     of each block parked per text token for the next block: no store/load of V between text
     tokens, and the words of a block overlap in the pipeline. Only the blocks of match words that
     hold a bit are stored (build_match_blocks), and a sweep visits only the text tokens that can
-    change its words (active_text_tokens). ``s.slot`` numbers the pattern's D distinct tokens;
-    it is cleared here."""
+    change its words (active_text_tokens). ``s.slot`` numbers the pattern's D distinct tokens
+    and is cleared here; or (``dense``) tokens are numbered below D already and every text token
+    occurs in the pattern."""
     cdef Py_ssize_t W, a, j, k, kb, nt = 0, na, gs, base
     cdef int32_t d
     cdef int64_t total = 0
     cdef uint64_t v0, v1, v2, v3, v4, v5, v6, v7
     cdef const uint64_t* row
     cdef unsigned char c
-    W = build_match_blocks(p, m, s, D)
+    W = build_match_blocks(p, m, s, D, dense)
     if W < 0:
-        clear_match_rows(p, m, s)
+        if not dense:
+            clear_match_rows(p, m, s)
         return -1
     if n > s.text_cap:
         free(s.text_rows)
@@ -288,14 +292,20 @@ cdef int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py
         s.text_cap = n
         if s.text_rows == NULL or s.carries == NULL or s.active == NULL or s.active_block == NULL:
             s.text_cap = 0
-            clear_match_rows(p, m, s)
+            if not dense:
+                clear_match_rows(p, m, s)
             return -1
-    for j in range(n):  # a token absent from the pattern leaves V unchanged: dropped (branch-free)
-        d = s.slot[t[j]]
-        s.text_rows[nt] = d - 1
-        s.carries[nt] = 0
-        nt += d != 0
-    clear_match_rows(p, m, s)
+    if dense:
+        for j in range(n):
+            s.text_rows[j] = t[j]
+        nt = n
+    else:
+        for j in range(n):  # a token absent from the pattern leaves V unchanged: dropped (branch-free)
+            d = s.slot[t[j]]
+            s.text_rows[nt] = d - 1
+            nt += d != 0
+        clear_match_rows(p, m, s)
+    memset(s.carries, 0, nt)
     kb = 0
     while kb + 8 <= W:  # whole groups: width 8
         v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = ALL_ONES
@@ -350,7 +360,22 @@ cdef int64_t lcs_length(const int32_t* a, Py_ssize_t la, const int32_t* b, Py_ss
         return 0
     if la <= 64:
         return lcs_single_word(a, la, b, lb, s.mask)
-    return lcs_multi_word(a, la, b, lb, number_pattern_tokens(a, la, s), s)
+    return lcs_multi_word(a, la, b, lb, number_pattern_tokens(a, la, s), s, False)
+
+
+cdef int64_t lcs_length_shared(const int32_t* a, Py_ssize_t la, const int32_t* b, Py_ssize_t lb,
+                               Py_ssize_t vocab, Scratch* s) noexcept nogil:
+    """lcs_length of two id sequences that hold the same set of tokens, ids below ``vocab``
+    (rouge_raw's pairs after dropping one-sided tokens): the pattern's tokens need no numbering
+    and no text token needs dropping, two passes and a table fewer."""
+    if la > lb:
+        a, b = b, a
+        la, lb = lb, la
+    if la == 0:
+        return 0
+    if la <= 64:
+        return lcs_single_word(a, la, b, lb, s.mask)
+    return lcs_multi_word(a, la, b, lb, vocab, s, True)
 
 
 # ---------------------------------------------------------------- rougeLsum union LCS

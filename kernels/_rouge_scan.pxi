@@ -179,6 +179,7 @@ for _c in range(ord("0"), ord("9") + 1):
 
 
 cdef uint64_t HASH_SEED = 0x2545F4914F6CDD1DULL
+cdef uint64_t TOP_BIT64 = (<uint64_t>1) << 63
 
 
 cdef inline uint64_t hash_mix(uint64_t h, uint64_t word) noexcept nogil:
@@ -284,6 +285,21 @@ cdef inline int32_t table_find_prefix(const Table *t, const uint8_t *s, int64_t 
             if n <= 8 or memcmp(t.arena + t.starts[entry.id_plus_one - 1] + 8, s + 8, n - 8) == 0:
                 return entry.id_plus_one - 1
         slot = (slot + 1) & t.mask
+
+
+cdef inline int32_t table_find_fast(const Table *t, const uint8_t *s, int64_t n, uint64_t h,
+                                    uint64_t prefix) noexcept nogil:
+    """table_find_prefix deciding the usual case, a token of up to 8 bytes settled by its first
+    slot (found there, or the slot empty), without a branch on the outcome: whether a token is
+    present is a coin toss that a branch would mispredict, and with no branch the lookups of
+    successive tokens overlap their memory latency."""
+    cdef const Slot *entry = &t.slots[h & t.mask]
+    # a cleared slot keeps its key: a "hit" there returns id_plus_one - 1 = -1, as it must
+    cdef bint hit = (entry.prefix == prefix) & (entry.length == n)
+    cdef bint settled = (hit & (n <= 8)) | (entry.id_plus_one == 0)
+    if not settled:  # a collision in the first slot, or a long token
+        return table_find_prefix(t, s, n, h, prefix)
+    return (entry.id_plus_one if hit else 0) - 1
 
 
 cdef inline void table_place(Table *t, Slot *slots, uint64_t slot, int64_t raw, uint64_t prefix) noexcept nogil:
@@ -455,7 +471,7 @@ cdef inline void push_byte(uint8_t *token, int64_t *length, uint8_t byte, uint64
 
 cdef enum:
     SPAN_BATCH = 2048  # Latin-1 token spans found per refill (rouge_cursor_refill)
-    SPAN_ROOM = SPAN_BATCH + 64  # a refill stops after the bitmap word that reaches SPAN_BATCH
+    SPAN_ROOM = SPAN_BATCH + 64  # a refill stops after the bitmap word that reaches SPAN_BATCH (+ 3 spare writes)
 
 
 cdef struct RougeCursor:
@@ -513,6 +529,7 @@ cdef inline void rouge_cursor_refill(RougeCursor *cursor) noexcept nogil:
     clear and ends at a clear bit whose predecessor is set. A token still open when the batch
     is full starts the next batch."""
     cdef int64_t k, n_starts = 0, n_ends = 0
+    cdef int i
     cdef uint64_t b, before, starts, ends
     if cursor.pending_start >= 0:
         cursor.starts[0] = cursor.pending_start
@@ -525,14 +542,19 @@ cdef inline void rouge_cursor_refill(RougeCursor *cursor) noexcept nogil:
         cursor.previous_bit = b >> 63
         starts = b & ~before
         ends = ~b & before
+        # Set bits to positions four at a time, a position kept (the count moving) only while bits
+        # are left: a loop per bit ended at an unpredictable count, one mispredicted branch per
+        # word. x | 2**63 has x's lowest set bit, and a defined ctz when x is 0.
         while starts:
-            cursor.starts[n_starts] = (k << 6) + qascore_ctz(starts)
-            n_starts += 1
-            starts &= starts - 1
+            for i in range(4):
+                cursor.starts[n_starts] = (k << 6) + qascore_ctz(starts | TOP_BIT64)
+                n_starts += starts != 0
+                starts &= starts - 1
         while ends:
-            cursor.ends[n_ends] = (k << 6) + qascore_ctz(ends)
-            n_ends += 1
-            ends &= ends - 1
+            for i in range(4):
+                cursor.ends[n_ends] = (k << 6) + qascore_ctz(ends | TOP_BIT64)
+                n_ends += ends != 0
+                ends &= ends - 1
         k += 1
     cursor.word = k
     if n_starts > n_ends:

@@ -118,7 +118,7 @@ cdef int64_t read_tokens_of(Worker *w, const CodeUnit *text, int64_t n, bint int
             if token_id < 0:
                 return -1
         else:
-            token_id = table_find_prefix(&w.table, token, length, h, prefix)
+            token_id = table_find_fast(&w.table, token, length, h, prefix)
         out[count] = token_id
         count += 1
 
@@ -181,7 +181,7 @@ cdef int64_t lcs_of_shared_tokens(Worker *w, int32_t *pred, int64_t lp, int32_t 
         token = ref[i]
         ref[kept] = token
         kept += keep[token]
-    return lcs_length(ref, kept, pred, lp, w.lcs)
+    return lcs_length_shared(ref, kept, pred, lp, n_types, w.lcs)
 
 
 cdef int pair_counts(Worker *w, const TextRef *pred, const TextRef *ref, int max_order, bint want_lcs,

@@ -118,6 +118,19 @@ def test_thousands_of_tokens_cross_every_batch_of_spans(seed):
         assert (n_p, n_r) == (len(TOKENIZER.tokenize(p)), len(TOKENIZER.tokenize(r)))
 
 
+@pytest.mark.parametrize("vocabulary", [40, 700, 2000, 20000])
+def test_long_pairs_with_one_sided_words_equal_the_packed_path(vocabulary):
+    """3,000-word pairs over vocabularies from dense to sparse: many words on one side only, which
+    the raw path drops before its LCS (and numbers no further), over several 512-token groups."""
+    rng = np.random.default_rng(vocabulary)
+    words = np.array([f"Word{i}" for i in range(vocabulary)])
+    make = lambda n: " ".join(rng.choice(words, n))  # noqa: E731
+    predictions = [make(3000), make(700), make(65), make(2000)]
+    references = [make(3000), make(2900), make(3000), make(64)]
+    assert_same_counts(raw_counts(predictions, references, max_order=2),
+                       packed_counts(predictions, references, max_order=2))
+
+
 def test_workers_kept_between_calls_serve_short_pairs_after_long_ones():
     long_text = " ".join(f"w{i % 3000}" for i in range(20_000))
     short = [("the cat sat", "the cat"), ("", "x"), ("a b", "")]
