@@ -4,7 +4,7 @@
 # inlining without a package-level .pxd).
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcmp, memcpy, memset
+from libc.string cimport memcpy, memset
 
 cdef extern from *:
     """
@@ -143,6 +143,65 @@ cdef extern from *:
     }
     #endif
 
+
+    /* UCS-2 text, whose token code units are ASCII letters and digits except two (U+0130 ends
+       its token, U+212A is 'k'): qascore_alnum_bits64_ucs2 flags the ASCII ones and reports the
+       two, and a text holding neither is read like Latin-1 text, eight units narrowed to eight
+       bytes at a time. */
+    static inline int qascore_ucs2_special(uint16_t c) { return c == 0x130 || c == 0x212A; }
+    static inline uint64_t qascore_alnum_bit_ucs2(uint16_t c) {
+        return (c < 0x80) && ((uint16_t)((c | 0x20) - 'a') < 26 || (uint16_t)(c - '0') < 10);
+    }
+
+    #if defined(__SSE2__)
+    /* Flags of text[i : i + 64] as bits, bit k for unit i + k; *special |= any unit is U+0130
+       or U+212A. Units at or above 0x8000 are negative as signed lanes: below every bound. */
+    static inline uint64_t qascore_alnum_bits64_ucs2(const uint16_t *text, int64_t i, int *special) {
+        uint64_t bits = 0;
+        __m128i found = _mm_setzero_si128();
+        for (int k = 0; k < 8; k++) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(text + i + 8 * k));
+            __m128i lower = _mm_or_si128(x, _mm_set1_epi16(0x20));
+            __m128i letter = _mm_and_si128(_mm_cmpgt_epi16(lower, _mm_set1_epi16('a' - 1)),
+                                           _mm_cmplt_epi16(lower, _mm_set1_epi16('z' + 1)));
+            __m128i digit = _mm_and_si128(_mm_cmpgt_epi16(x, _mm_set1_epi16('0' - 1)),
+                                          _mm_cmplt_epi16(x, _mm_set1_epi16('9' + 1)));
+            __m128i flags = _mm_or_si128(letter, digit);
+            found = _mm_or_si128(found, _mm_or_si128(_mm_cmpeq_epi16(x, _mm_set1_epi16(0x130)),
+                                                     _mm_cmpeq_epi16(x, _mm_set1_epi16(0x212A))));
+            /* lanes are 0 or 0xFFFF: packed to bytes, the low 8 mask bits are one per unit */
+            bits |= (uint64_t)(_mm_movemask_epi8(_mm_packs_epi16(flags, flags)) & 0xFF) << (8 * k);
+        }
+        *special |= _mm_movemask_epi8(found) != 0;
+        return bits;
+    }
+    #else
+    static inline uint64_t qascore_alnum_bits64_ucs2(const uint16_t *text, int64_t i, int *special) {
+        uint64_t bits = 0;
+        for (int k = 0; k < 64; k++) {
+            bits |= qascore_alnum_bit_ucs2(text[i + k]) << k;
+            *special |= qascore_ucs2_special(text[i + k]);
+        }
+        return bits;
+    }
+    #endif
+
+    /* Units p[0 : keep] (1 <= keep <= 8, all below 0x80) as the bytes of a word, zeros past them
+       (as qascore_load_word places bytes); reads p[0 : 8] when full, else only p[0 : keep]. */
+    static inline uint64_t qascore_narrow_word(const uint16_t *p, int64_t keep, int full) {
+    #if defined(__SSE2__) && defined(__x86_64__)
+        if (full) {
+            __m128i x = _mm_loadu_si128((const __m128i *)p);
+            uint64_t w = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(x, x));
+            return w & (~(uint64_t)0 >> ((64 - 8 * keep) & 63));
+        }
+    #endif
+        uint64_t w = 0;
+        for (int64_t k = 0; k < keep && k < 8; k++)
+            w |= qascore_byte_in_word((uint8_t)p[k], k);
+        return w;
+    }
+
     """
     int qascore_unicode_ready(object o) except -1
     int qascore_unicode_kind(object o)
@@ -157,6 +216,10 @@ cdef extern from *:
     uint64_t qascore_lower_bytes(uint64_t w) noexcept nogil
     uint64_t qascore_alnum_bits8(const uint8_t *text, int64_t n, int64_t i) noexcept nogil
     uint64_t qascore_alnum_bits64(const uint8_t *text, int64_t n, int64_t i) noexcept nogil
+    int qascore_ucs2_special(uint16_t c) noexcept nogil
+    uint64_t qascore_alnum_bit_ucs2(uint16_t c) noexcept nogil
+    uint64_t qascore_alnum_bits64_ucs2(const uint16_t *text, int64_t i, int *special) noexcept nogil
+    uint64_t qascore_narrow_word(const uint16_t *p, int64_t keep, int full) noexcept nogil
     int qascore_ctz "__builtin_ctzll"(unsigned long long) noexcept nogil
     bint Py_UNICODE_ISSPACE(uint32_t code) noexcept nogil  # what str.split() and str.isspace() use
 
@@ -200,6 +263,20 @@ cdef inline uint64_t hash_token(const uint8_t *s, int64_t n) noexcept nogil:
         h = hash_mix(h, qascore_load_word(s + i, n - i))
         i += 8
     return hash_end(h, n)
+
+
+cdef inline bint same_tail(const uint8_t *a, const uint8_t *b, int64_t n) noexcept nogil:
+    """a[8:n] == b[8:n] (n > 8), a word at a time: both have SLACK readable bytes past n, and a
+    library memcmp call per long token was a tenth of reading English text."""
+    cdef int64_t k = 8
+    cdef uint64_t x, y
+    while k + 8 <= n:
+        memcpy(&x, a + k, 8)
+        memcpy(&y, b + k, 8)
+        if x != y:
+            return False
+        k += 8
+    return k == n or qascore_load_word(a + k, n - k) == qascore_load_word(b + k, n - k)
 
 
 cdef struct Slot:
@@ -282,7 +359,7 @@ cdef inline int32_t table_find_prefix(const Table *t, const uint8_t *s, int64_t 
         if entry.id_plus_one == 0:
             return -1
         if entry.prefix == prefix and entry.length == n:
-            if n <= 8 or memcmp(t.arena + t.starts[entry.id_plus_one - 1] + 8, s + 8, n - 8) == 0:
+            if n <= 8 or same_tail(t.arena + t.starts[entry.id_plus_one - 1], s, n):
                 return entry.id_plus_one - 1
         slot = (slot + 1) & t.mask
 
@@ -408,7 +485,7 @@ cdef inline int32_t table_intern(Table *t, const uint8_t *s, int64_t n, uint64_t
         if entry.id_plus_one == 0:
             break
         if entry.prefix == prefix and entry.length == n:
-            if n <= 8 or memcmp(t.arena + t.starts[entry.id_plus_one - 1] + 8, s + 8, n - 8) == 0:
+            if n <= 8 or same_tail(t.arena + t.starts[entry.id_plus_one - 1], s, n):
                 return entry.id_plus_one - 1
         slot = (slot + 1) & t.mask
     if table_has_room(t, n):
@@ -499,19 +576,32 @@ cdef inline bint rouge_cursor_init(RougeCursor *cursor, const CodeUnit *text, in
     cdef int64_t n_words = (n + 63) >> 6, k, b
     cdef uint64_t word
     cdef uint64_t *bits
+    cdef int special = 0
     cursor.pos = 0
     cursor.bits = NULL
-    if CodeUnit is uint8_t:
+    if CodeUnit is uint8_t or CodeUnit is uint16_t:
         if not buffer_reserve(bitmap, n_words + 1 + 2 * SPAN_ROOM):
             return False
         bits = <uint64_t *>bitmap.data
-        for k in range(n >> 6):
-            bits[k] = qascore_alnum_bits64(text, n, 64 * k)
-        for k in range(n >> 6, n_words):  # the last, partial word: no read past the text
-            word = 0
-            for b in range(((n & 63) + 7) >> 3):
-                word |= qascore_alnum_bits8(text, n, 64 * k + 8 * b) << (8 * b)
-            bits[k] = word
+        if CodeUnit is uint8_t:
+            for k in range(n >> 6):
+                bits[k] = qascore_alnum_bits64(text, n, 64 * k)
+            for k in range(n >> 6, n_words):  # the last, partial word: no read past the text
+                word = 0
+                for b in range(((n & 63) + 7) >> 3):
+                    word |= qascore_alnum_bits8(text, n, 64 * k + 8 * b) << (8 * b)
+                bits[k] = word
+        else:
+            for k in range(n >> 6):
+                bits[k] = qascore_alnum_bits64_ucs2(text, 64 * k, &special)
+            for k in range(n >> 6, n_words):
+                word = 0
+                for b in range(n & 63):
+                    word |= qascore_alnum_bit_ucs2(text[64 * k + b]) << b
+                    special |= qascore_ucs2_special(text[64 * k + b])
+                bits[k] = word
+            if special:  # U+0130 or U+212A: read code point by code point (next_rouge_token)
+                return True
         bits[n_words] = 0  # ends a token that reaches the end of the text
         cursor.bits = bits
         cursor.starts = <int64_t *>&bits[n_words + 1]
@@ -564,11 +654,20 @@ cdef inline void rouge_cursor_refill(RougeCursor *cursor) noexcept nogil:
     cursor.count = n_starts
 
 
-cdef inline int64_t next_latin1_token(const uint8_t *text, int64_t n, RougeCursor *cursor, uint8_t *token,
+cdef inline uint64_t token_word(const CodeUnit *text, int64_t n, int64_t i, int64_t keep) noexcept nogil:
+    """Token units text[i : i + keep] (1 <= keep <= 8) of Latin-1 or UCS-2 storage as a word of
+    bytes, zeros past them, reading nothing outside text[0:n]."""
+    if CodeUnit is uint8_t:
+        return qascore_load_span(text, n, i, keep)
+    else:
+        return qascore_narrow_word(<const uint16_t *>text + i, keep, i + 8 <= n)
+
+
+cdef inline int64_t next_bitmap_token(const CodeUnit *text, int64_t n, RougeCursor *cursor, uint8_t *token,
                                       uint64_t *hash, uint64_t *prefix) noexcept nogil:
-    """next_rouge_token on Latin-1 storage: in Latin-1 the rule is plain ASCII (ROUGE_LATIN1:
-    letters lowercased, digits kept, every other byte separates), so a token is a lowercased run
-    of the bitmap's bytes, read back eight at a time."""
+    """next_rouge_token on text with a bitmap (Latin-1, or UCS-2 without U+0130 and U+212A):
+    there the rule is plain ASCII (letters lowercased, digits kept, every other code point
+    separates), so a token is a lowercased run of the bitmap's units, read eight at a time."""
     cdef int64_t start, length, k
     cdef uint64_t word, h = HASH_SEED
     if cursor.index == cursor.count:
@@ -579,18 +678,22 @@ cdef inline int64_t next_latin1_token(const uint8_t *text, int64_t n, RougeCurso
     length = cursor.ends[cursor.index] - start
     cursor.index += 1
     if length <= 8 and start + 8 <= n:  # most words: one load, no branch on the length
-        word = qascore_lower_bytes(qascore_load_word_masked(text + start, length))
+        if CodeUnit is uint8_t:
+            word = qascore_load_word_masked(text + start, length)
+        else:
+            word = qascore_narrow_word(<const uint16_t *>text + start, length, 1)
+        word = qascore_lower_bytes(word)
         memcpy(token, &word, 8)
         hash[0] = hash_end(hash_mix(h, word), length)
         prefix[0] = word
         return length
     k = 0
     while k + 8 < length:  # whole words before the last one
-        word = qascore_lower_bytes(qascore_load_span(text, n, start + k, 8))
+        word = qascore_lower_bytes(token_word(text, n, start + k, 8))
         memcpy(token + k, &word, 8)
         h = hash_mix(h, word)
         k += 8
-    word = qascore_lower_bytes(qascore_load_span(text, n, start + k, length - k))
+    word = qascore_lower_bytes(token_word(text, n, start + k, length - k))
     memcpy(token + k, &word, 8)
     hash[0] = hash_end(hash_mix(h, word), length)
     prefix[0] = word if length <= 8 else qascore_load_word(token, 8)
@@ -604,7 +707,10 @@ cdef inline int64_t next_rouge_token(const CodeUnit *text, int64_t n, RougeCurso
     word (as qascore_load_word), move the cursor past it; returns its length, 0 when no token is
     left."""
     if CodeUnit is uint8_t:
-        return next_latin1_token(text, n, cursor, token, hash, prefix)
+        return next_bitmap_token(text, n, cursor, token, hash, prefix)
+    if CodeUnit is uint16_t:
+        if cursor.bits != NULL:
+            return next_bitmap_token(text, n, cursor, token, hash, prefix)
     cdef int64_t i = cursor.pos, length = 0
     cdef uint8_t byte = 0
     cdef uint64_t word = 0, h = HASH_SEED

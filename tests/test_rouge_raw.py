@@ -94,15 +94,22 @@ def test_texts_shorter_than_a_word_and_tokens_at_every_end_position():
     assert_same_counts(raw_counts(predictions, references), packed_counts(predictions, references))
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_thousands_of_tokens_cross_every_batch_of_spans(seed):
-    """Latin-1 token spans are read off the bitmap in batches of about 2,048 tokens; a token
-    still open at the end of a batch (even one longer than a 64-byte word) starts the next.
-    Tokens of 1 to 70 bytes, separators of 1 to 3 bytes, so that token ends fall on every
-    position of a word and of a batch."""
+# A separator that sets how each text is stored: Latin-1, UCS-2 (read off a bitmap like Latin-1),
+# UCS-2 holding U+212A or U+0130 (read code point by code point), UCS-4.
+STORAGE_SEPARATORS = {"latin1": "\xe9", "ucs2": "\u2019", "ucs2-kelvin": "\u212a", "ucs2-dotted-i": " \u0130",
+                      "ucs4": "\U0001f600"}
+
+
+@pytest.mark.parametrize("storage", sorted(STORAGE_SEPARATORS))
+@pytest.mark.parametrize("seed", range(3))
+def test_thousands_of_tokens_cross_every_batch_of_spans(seed, storage):
+    """Latin-1 and UCS-2 token spans are read off the bitmap in batches of about 2,048 tokens; a
+    token still open at the end of a batch (even one longer than a 64-unit word) starts the next.
+    Tokens of 1 to 70 code points, separators of 1 to 3, so that token ends fall on every
+    position of a word and of a batch; every storage kind of str."""
     rng = np.random.default_rng(seed)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))
-    seps = [" ", ", ", "-", "\xe9", " . ", "\t"]
+    seps = [" ", ", ", "-", STORAGE_SEPARATORS[storage], " . ", "\t"]
     def text(n_tokens):
         parts = []
         for _ in range(n_tokens):
@@ -129,6 +136,20 @@ def test_long_pairs_with_one_sided_words_equal_the_packed_path(vocabulary):
     references = [make(3000), make(2900), make(3000), make(64)]
     assert_same_counts(raw_counts(predictions, references, max_order=2),
                        packed_counts(predictions, references, max_order=2))
+
+
+@pytest.mark.parametrize("length", [9, 16, 17, 30])
+def test_long_tokens_alike_but_for_their_tails_stay_distinct(length):
+    """Tokens longer than 8 bytes that share all but their last two bytes meet in the pair's
+    table, where only their tails (compared a word at a time, the last word in part) tell them
+    apart."""
+    rng = np.random.default_rng(length)
+    common = ("Prefix00" + "q" * length)[: length - 2]
+    words = sorted({common + "".join(rng.choice(list("xyz0123456789"), 2)) for _ in range(400)})
+    prediction = " ".join(rng.choice(words, 600))
+    reference = " ".join(rng.choice(words[::2] + [common.lower() + "ww"], 500))
+    matches, lcs, n_p, n_r = reference_counts(prediction, reference, 1)
+    assert_same_counts(raw_counts([prediction], [reference], max_order=1), (np.array([matches]), [lcs], [n_p], [n_r]))
 
 
 def test_workers_kept_between_calls_serve_short_pairs_after_long_ones():
