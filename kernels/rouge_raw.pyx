@@ -304,7 +304,6 @@ def rouge_counts(list predictions not None, list references not None, const int6
             workers[i] = worker_take()
         if threads == 1:  # no OpenMP region to enter: a few microseconds on a short batch
             with nogil:
-                failed = 0
                 for k in range(K):
                     failed |= run_pairs(workers[0], preds, refs, pred_rows, ref_rows, k, max_order, want_lcs,
                                         matches, lcs_view, n_pred, n_ref)
