@@ -16,6 +16,7 @@ from cython.parallel cimport parallel, prange
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 include "_lcs_core.pxi"
+include "_packed_checks.pxi"
 
 # ---------------------------------------------------------------- Python-callable batch API
 cdef enum PairKind:
@@ -70,29 +71,19 @@ cdef object _run_batch(PairBatch* batch, Py_ssize_t K, Py_ssize_t vocab, int n_j
     if K:
         with nogil:
             run_pairs(batch, &res[0], K, vocab, threads)
-        if np.min(out) < 0:
+        if any_negative(res):
             raise MemoryError(f"out of memory in the {what} kernel")
     return out
 
 
-def _check_packed(ids, offsets, rows, vocab_size, name):
-    if offsets.shape[0] < 1 or offsets[0] != 0 or offsets[offsets.shape[0] - 1] != ids.shape[0]:
-        raise ValueError(f"{name}: offsets must start at 0 and end at len(ids)")
-    if offsets.shape[0] > 1 and np.any(np.diff(offsets) < 0):
-        raise ValueError(f"{name}: offsets must be non-decreasing")
-    if ids.shape[0] and (np.min(ids) < 0 or np.max(ids) >= vocab_size):
-        raise ValueError(f"{name}: token ids must lie in [0, vocab_size={vocab_size})")
-    if rows.shape[0] and (np.min(rows) < 0 or np.max(rows) >= offsets.shape[0] - 1):
-        raise ValueError(f"{name}: row index out of range [0, {offsets.shape[0] - 1})")
-
-
-def _dense_ids(a, b):
-    """(a, b, vocab_size) with ids dense enough for the per-thread tables indexed by id: sparse
-    ids (e.g. hashes) far above the number of tokens are renumbered together first."""
-    vocab = max([int(np.max(x)) + 1 if x.shape[0] else 0 for x in (a, b)] + [1])
-    if vocab <= 4 * (a.shape[0] + b.shape[0]) + 65536 or (a.shape[0] and np.min(a) < 0) or (b.shape[0] and np.min(b) < 0):
-        return a, b, vocab  # negative ids are left for _check_packed to report
-    uniq, dense = np.unique(np.concatenate([a, b]), return_inverse=True)
+def _dense_ids(a, b, highest):
+    """(a, b, vocab_size) with ids dense enough for the per-thread tables indexed by id (``highest``:
+    the largest id of the two): sparse ids (e.g. hashes) far above the number of tokens are
+    renumbered together first."""
+    vocab = highest + 1 if highest >= 0 else 1
+    if vocab <= 4 * (a.shape[0] + b.shape[0]) + 65536:
+        return a, b, vocab
+    uniq, dense = np.unique(np.concatenate([np.asarray(a), np.asarray(b)]), return_inverse=True)
     dense = dense.astype(np.int32).reshape(-1)
     return dense[: a.shape[0]], dense[a.shape[0] :], max(len(uniq), 1)
 
@@ -110,10 +101,8 @@ def lcs_lengths(const int32_t[::1] a_ids not None, const int64_t[::1] a_offsets 
     every k. Ids are non-negative int32 (a Vocabulary's dense ids are fastest; sparse ids such as
     hashes are renumbered first); returns int64[K]."""
     _check_pair_count(a_rows, b_rows, "a_rows", "b_rows")
-    a_dense, b_dense, vocab = _dense_ids(np.asarray(a_ids), np.asarray(b_ids))
-    a_ids, b_ids = a_dense, b_dense
-    _check_packed(np.asarray(a_ids), np.asarray(a_offsets), np.asarray(a_rows), vocab, "a")
-    _check_packed(np.asarray(b_ids), np.asarray(b_offsets), np.asarray(b_rows), vocab, "b")
+    cdef int64_t highest = max(checked_max_id(a_ids, a_offsets, a_rows, "a"), checked_max_id(b_ids, b_offsets, b_rows, "b"))
+    a_ids, b_ids, vocab = _dense_ids(a_ids, b_ids, highest)
     cdef PairBatch batch
     batch.kind = LCS_OF_ROWS
     batch.a_ids, batch.a_tok_offsets, batch.a_sent_offsets = ids_ptr(a_ids), &a_offsets[0], NULL
@@ -135,12 +124,11 @@ def union_lcs_hits_batch(const int32_t[::1] ref_ids not None, const int64_t[::1]
     ``ref_ids[ref_tok_offsets[s]:ref_tok_offsets[s + 1]]``; the same for candidates.
     Precision = hits / candidate tokens, recall = hits / reference tokens (rouge-score)."""
     _check_pair_count(ref_rows, cand_rows, "ref_rows", "cand_rows")
-    ref_dense, cand_dense, vocab = _dense_ids(np.asarray(ref_ids), np.asarray(cand_ids))
-    ref_ids, cand_ids = ref_dense, cand_dense
-    _check_packed(np.asarray(ref_ids), np.asarray(ref_tok_offsets), np.empty(0, np.int64), vocab, "ref sentences")
-    _check_packed(np.asarray(cand_ids), np.asarray(cand_tok_offsets), np.empty(0, np.int64), vocab, "cand sentences")
-    _check_texts(np.asarray(ref_sent_offsets), np.asarray(ref_tok_offsets), np.asarray(ref_rows), "ref")
-    _check_texts(np.asarray(cand_sent_offsets), np.asarray(cand_tok_offsets), np.asarray(cand_rows), "cand")
+    cdef int64_t highest = max(checked_max_id(ref_ids, ref_tok_offsets, ref_tok_offsets[:0], "ref sentences"),
+                               checked_max_id(cand_ids, cand_tok_offsets, cand_tok_offsets[:0], "cand sentences"))
+    ref_ids, cand_ids, vocab = _dense_ids(ref_ids, cand_ids, highest)
+    _check_texts(ref_sent_offsets, ref_tok_offsets, ref_rows, "ref")
+    _check_texts(cand_sent_offsets, cand_tok_offsets, cand_rows, "cand")
     cdef PairBatch batch
     batch.kind = UNION_HITS_OF_TEXTS
     batch.a_ids, batch.a_tok_offsets, batch.a_sent_offsets = ids_ptr(ref_ids), &ref_tok_offsets[0], &ref_sent_offsets[0]
@@ -150,13 +138,18 @@ def union_lcs_hits_batch(const int32_t[::1] ref_ids not None, const int64_t[::1]
     return _run_batch(&batch, ref_rows.shape[0], vocab, n_jobs, "rougeLsum")
 
 
-def _check_texts(sent_offsets, tok_offsets, rows, name):
-    if sent_offsets.shape[0] < 1 or sent_offsets[0] != 0 or sent_offsets[sent_offsets.shape[0] - 1] != tok_offsets.shape[0] - 1:
+cdef int _check_texts(const int64_t[::1] sent_offsets, const int64_t[::1] tok_offsets, const int64_t[::1] rows,
+                      str name) except -1:
+    cdef Py_ssize_t n_texts = sent_offsets.shape[0] - 1, k
+    if n_texts < 0 or sent_offsets[0] != 0 or sent_offsets[n_texts] != tok_offsets.shape[0] - 1:
         raise ValueError(f"{name}: sentence offsets must start at 0 and end at the number of sentences")
-    if np.any(np.diff(sent_offsets) < 0):
-        raise ValueError(f"{name}: sentence offsets must be non-decreasing")
-    if rows.shape[0] and (np.min(rows) < 0 or np.max(rows) >= sent_offsets.shape[0] - 1):
-        raise ValueError(f"{name}: text row index out of range [0, {sent_offsets.shape[0] - 1})")
+    for k in range(n_texts):
+        if sent_offsets[k + 1] < sent_offsets[k]:
+            raise ValueError(f"{name}: sentence offsets must be non-decreasing")
+    for k in range(rows.shape[0]):
+        if not 0 <= rows[k] < n_texts:
+            raise ValueError(f"{name}: text row index out of range [0, {n_texts})")
+    return 0
 
 
 # ---------------------------------------------------------------- one pair of strings

@@ -17,6 +17,7 @@ from cython.parallel cimport parallel, prange
 from libc.stdint cimport int32_t, int64_t
 
 include "_ngram_core.pxi"
+include "_packed_checks.pxi"
 
 
 def clipped_ngram_matches(const int32_t[::1] hyp_ids not None, const int64_t[::1] hyp_offsets not None,
@@ -35,20 +36,24 @@ def clipped_ngram_matches(const int32_t[::1] hyp_ids not None, const int64_t[::1
         raise ValueError(f"max_order must be >= 1, got {max_order}")
     if ref_groups.shape[0] != K + 1:
         raise ValueError(f"ref_groups must have len(hyp_rows) + 1 = {K + 1} entries, got {ref_groups.shape[0]}")
-    hyp_len = _check_packed(np.asarray(hyp_ids), np.asarray(hyp_offsets), np.asarray(hyp_rows), "hypotheses")
-    ref_len = _check_packed(np.asarray(ref_ids), np.asarray(ref_offsets), np.asarray(ref_rows), "references")
-    groups = np.asarray(ref_groups)
-    if groups[0] != 0 or groups[K] != ref_rows.shape[0] or np.any(np.diff(groups) < 0):
+    checked_max_id(hyp_ids, hyp_offsets, hyp_rows, "hypotheses")
+    checked_max_id(ref_ids, ref_offsets, ref_rows, "references")
+    cdef bint groups_ok = ref_groups[0] == 0 and ref_groups[K] == ref_rows.shape[0]
+    for k in range(K):
+        groups_ok &= ref_groups[k + 1] >= ref_groups[k]
+    if not groups_ok:  # checked whole before any group is read
         raise ValueError("ref_groups must be non-decreasing from 0 to len(ref_rows)")
+    cdef Py_ssize_t max_refs_total = 0, total, r
+    for k in range(K):  # the most reference tokens one task holds
+        total = 0
+        for r in range(ref_groups[k], ref_groups[k + 1]):
+            total += ref_offsets[ref_rows[r] + 1] - ref_offsets[ref_rows[r]]
+        max_refs_total = max(max_refs_total, total)
     out = np.zeros((K, max_order), dtype=np.int64)
     if K == 0:
         return out
     cdef int64_t[:, ::1] res = out
-    lengths_per_task = np.add.reduceat(np.append(ref_len[np.asarray(ref_rows)], 0), groups[:K]) \
-        if ref_rows.shape[0] else np.zeros(K, dtype=np.int64)
-    lengths_per_task = np.where(np.diff(groups) > 0, lengths_per_task, 0)
-    cdef Py_ssize_t max_hyp = int(hyp_len[np.asarray(hyp_rows)].max())
-    cdef Py_ssize_t max_refs_total = int(lengths_per_task.max())
+    cdef Py_ssize_t max_hyp = longest_row(hyp_offsets, hyp_rows)
     cdef Py_ssize_t cap = 16
     while cap < 2 * max_hyp:
         cap <<= 1
@@ -66,8 +71,9 @@ def clipped_ngram_matches(const int32_t[::1] hyp_ids not None, const int64_t[::1
                                 &ref_rows[ref_groups[k]] if ref_rows.shape[0] else NULL,
                                 ref_groups[k + 1] - ref_groups[k], max_order, &res[k, 0], s)
         ngram_scratch_free(s)
-    if np.min(out[:, 0]) < 0:
-        raise MemoryError("out of memory in the n-gram kernel")
+    for k in range(K):
+        if res[k, 0] < 0:
+            raise MemoryError("out of memory in the n-gram kernel")
     return out
 
 
@@ -75,17 +81,3 @@ def ngram_totals(const int64_t[::1] lengths not None, int max_order):
     """Number of n-grams of each order 1 .. max_order in texts of the given lengths: int64[K, max_order]."""
     orders = np.arange(1, max_order + 1, dtype=np.int64)
     return np.maximum(np.asarray(lengths)[:, None] - orders[None, :] + 1, 0)
-
-
-def _check_packed(ids, offsets, rows, name):
-    """Validate packed rows once at the boundary; returns the row lengths."""
-    if offsets.shape[0] < 1 or offsets[0] != 0 or offsets[offsets.shape[0] - 1] != ids.shape[0]:
-        raise ValueError(f"{name}: offsets must start at 0 and end at len(ids)")
-    lengths = np.diff(offsets)
-    if np.any(lengths < 0):
-        raise ValueError(f"{name}: offsets must be non-decreasing")
-    if ids.shape[0] and np.min(ids) < 0:
-        raise ValueError(f"{name}: token ids must be non-negative")
-    if rows.shape[0] and (np.min(rows) < 0 or np.max(rows) >= offsets.shape[0] - 1):
-        raise ValueError(f"{name}: row index out of range [0, {offsets.shape[0] - 1})")
-    return lengths

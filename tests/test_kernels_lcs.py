@@ -212,6 +212,27 @@ def test_lcs_rejects_bad_arrays():
         lcs_lengths(np.array([-1, 2], np.int32), ao, np.array([0]), a, ao, np.array([0]))
     with pytest.raises(ValueError, match="offsets"):
         lcs_lengths(a, np.array([0, 5]), np.array([0]), a, ao, np.array([0]))
+    with pytest.raises(ValueError, match="b: offsets must be non-decreasing"):
+        lcs_lengths(a, ao, np.array([0]), a, np.array([0, 2, 1, 2]), np.array([0]))
+    with pytest.raises(ValueError, match="b: offsets must start at 0"):
+        lcs_lengths(a, ao, np.array([0]), a, np.array([1, 2]), np.array([0]))
+    with pytest.raises(ValueError, match="b: row index out of range"):
+        lcs_lengths(a, ao, np.array([0]), a, ao, np.array([-1]))
+
+
+def test_union_hits_reject_bad_arrays():
+    ids, tok = pack([[1, 2], [3]])
+    sent = np.array([0, 2])
+    rows = np.array([0])
+    assert union_lcs_hits_batch(ids, tok, sent, rows, ids, tok, sent, rows).tolist() == [3]
+    with pytest.raises(ValueError, match="cand: sentence offsets must be non-decreasing"):
+        union_lcs_hits_batch(ids, tok, sent, rows, ids, tok, np.array([0, 2, 1, 2]), rows)
+    with pytest.raises(ValueError, match="ref: sentence offsets must start at 0"):
+        union_lcs_hits_batch(ids, tok, np.array([0, 1]), rows, ids, tok, sent, rows)
+    with pytest.raises(ValueError, match="ref: text row index out of range"):
+        union_lcs_hits_batch(ids, tok, sent, np.array([1]), ids, tok, sent, np.array([0]))
+    with pytest.raises(ValueError, match="cand sentences: token ids must be non-negative"):
+        union_lcs_hits_batch(ids, tok, sent, rows, np.array([1, -2, 3], np.int32), tok, sent, rows)
 
 
 # ---------------------------------------------------------------- rougeLsum union
@@ -294,6 +315,17 @@ def test_ngram_rejects_bad_groups():
         clipped_ngram_matches(h, ho, np.array([0]), h, ho, np.array([0]), np.array([0]), 2)
     with pytest.raises(ValueError, match="max_order"):
         clipped_ngram_matches(h, ho, np.array([0]), h, ho, np.array([0]), np.array([0, 1]), 0)
+    # a group running past the references, with the last entry right: checked before any is read
+    two = np.array([0, 0])
+    with pytest.raises(ValueError, match="ref_groups must be non-decreasing"):
+        clipped_ngram_matches(h, ho, two, h, ho, two, np.array([0, 100, 2]), 2)
+    with pytest.raises(ValueError, match="references: token ids must be non-negative"):
+        clipped_ngram_matches(h, ho, np.array([0]), np.array([1, -2], np.int32), ho, np.array([0]),
+                              np.array([0, 1]), 2)
+    with pytest.raises(ValueError, match="hypotheses: row index out of range"):
+        clipped_ngram_matches(h, ho, np.array([1]), h, ho, np.array([0]), np.array([0, 1]), 2)
+    with pytest.raises(ValueError, match="hypotheses: offsets must be non-decreasing"):
+        clipped_ngram_matches(h, np.array([0, 2, 1, 2]), np.array([0]), h, ho, np.array([0]), np.array([0, 1]), 2)
 
 
 # ---------------------------------------------------------------- threads

@@ -183,7 +183,7 @@ def test_bad_input_names_what_and_where():
     rows = np.zeros(1, dtype=np.int64)
     with pytest.raises(TypeError, match=r"references\[1\] must be str, got NoneType"):
         rouge_counts(["a"], ["a", None], rows, rows, 1, True)
-    with pytest.raises(ValueError, match="ref_rows: index out of range"):
+    with pytest.raises(ValueError, match="ref_rows: row index out of range"):
         rouge_counts(["a"], ["a"], rows, rows + 1, 1, True)
     with pytest.raises(ValueError, match="pred_rows has 1 pairs but ref_rows has 2"):
         rouge_counts(["a"], ["a"], rows, np.zeros(2, dtype=np.int64), 1, True)
