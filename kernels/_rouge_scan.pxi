@@ -547,15 +547,15 @@ cdef inline void push_byte(uint8_t *token, int64_t *length, uint8_t byte, uint64
 
 
 cdef enum:
-    SPAN_BATCH = 2048  # Latin-1 token spans found per refill (rouge_cursor_refill)
+    SPAN_BATCH = 2048  # token spans found per refill (rouge_cursor_refill)
     SPAN_ROOM = SPAN_BATCH + 64  # a refill stops after the bitmap word that reaches SPAN_BATCH (+ 3 spare writes)
 
 
 cdef struct RougeCursor:
-    # Where next_rouge_token is in a text: the next code point of a UCS-2/UCS-4 text, or for
-    # Latin-1 text the text's token-byte bitmap (bit i of bits[i / 64] set when byte i belongs
-    # to a token), built once by rouge_cursor_init, and a batch of token spans read off it
-    # (rouge_cursor_refill).
+    # Where next_rouge_token is in a text: for Latin-1 text, and UCS-2 text without U+0130 and
+    # U+212A, the text's token bitmap (bit i of bits[i / 64] set when code unit i belongs to a
+    # token), built once by rouge_cursor_init, and a batch of token spans read off it
+    # (rouge_cursor_refill); for any other text (bits NULL) the next code point.
     int64_t pos
     const uint64_t *bits
     int64_t *starts  # SPAN_ROOM each
@@ -569,7 +569,7 @@ cdef struct RougeCursor:
 cdef inline bint rouge_cursor_init(RougeCursor *cursor, const CodeUnit *text, int64_t n,
                                    GrowBuffer *bitmap) noexcept nogil:
     """Start reading ``text``; ``bitmap`` (8-byte items) holds the bitmap and the spans of
-    Latin-1 text. False when out of memory. Classifying the whole text first, 16 or 8 bytes at
+    Latin-1 and UCS-2 text. False when out of memory. Classifying the whole text first, 16 or 8 bytes at
     a time with no dependence between words, and then reading token starts and ends off the
     bitmap a word at a time, leaves no search per token (finding each boundary by loads and
     compares chained through the positions was the tokeniser's main cost)."""
@@ -615,7 +615,7 @@ cdef inline bint rouge_cursor_init(RougeCursor *cursor, const CodeUnit *text, in
 
 
 cdef inline void rouge_cursor_refill(RougeCursor *cursor) noexcept nogil:
-    """The next batch of Latin-1 token spans: a token starts at a set bit whose predecessor is
+    """The next batch of token spans: a token starts at a set bit whose predecessor is
     clear and ends at a clear bit whose predecessor is set. A token still open when the batch
     is full starts the next batch."""
     cdef int64_t k, n_starts = 0, n_ends = 0

@@ -40,7 +40,7 @@ cdef struct Worker:
     # One thread's memory, reused pair after pair.
     Table table  # the current pair's reference tokens -> ids 0, 1, ...
     GrowBuffer token  # uint8: the token being read
-    GrowBuffer bitmap  # uint64: token-byte bitmap of a Latin-1 text (rouge_cursor_init)
+    GrowBuffer bitmap  # uint64: token bitmap of a Latin-1 or UCS-2 text (rouge_cursor_init)
     GrowBuffer ref_ids  # int32
     GrowBuffer pred_ids  # int32; -1 for a token the reference lacks
     GrowBuffer keep  # uint8 per reference type: also in the prediction
@@ -245,15 +245,13 @@ cdef void *cnp_data(object array):
     return &view[0, 0] if view.shape[0] and view.shape[1] else NULL
 
 
-cdef int run_pairs(Worker *w, const TextRef *preds, const TextRef *refs, const int64_t[::1] pred_rows,
+cdef void run_pair(Worker *w, const TextRef *preds, const TextRef *refs, const int64_t[::1] pred_rows,
                    const int64_t[::1] ref_rows, Py_ssize_t k, int max_order, bint want_lcs, int64_t *matches,
                    int64_t[::1] lcs, int64_t[::1] n_pred, int64_t[::1] n_ref) noexcept nogil:
     """Pair k into row k of the outputs; n_pred[k] = -1 when out of memory."""
     if w == NULL or pair_counts(w, &preds[pred_rows[k]], &refs[ref_rows[k]], max_order, want_lcs,
                                 &matches[k * max_order], &lcs[k], &n_pred[k], &n_ref[k]) != 0:
         n_pred[k] = -1
-        return -1
-    return 0
 
 
 def rouge_counts(list predictions not None, list references not None, const int64_t[::1] pred_rows not None,
@@ -282,7 +280,7 @@ def rouge_counts(list predictions not None, list references not None, const int6
     cdef TextRef *refs = <TextRef *>malloc((len(held_refs) + 1) * sizeof(TextRef))
     cdef int64_t[::1] lcs_view = lcs_out, n_pred = n_pred_out, n_ref = n_ref_out
     cdef int64_t *matches = <int64_t *>cnp_data(matches_out)
-    cdef int threads = max(1, min(n_jobs, K)), i, failed = 0
+    cdef int threads = max(1, min(n_jobs, K)), i
     cdef int64_t longest = 0
     cdef bint out_of_memory = True  # until the kernel has run
     cdef Worker *w = NULL
@@ -297,17 +295,15 @@ def rouge_counts(list predictions not None, list references not None, const int6
         if threads == 1:  # no OpenMP region to enter: a few microseconds on a short batch
             with nogil:
                 for k in range(K):
-                    failed |= run_pairs(workers[0], preds, refs, pred_rows, ref_rows, k, max_order, want_lcs,
-                                        matches, lcs_view, n_pred, n_ref)
+                    run_pair(workers[0], preds, refs, pred_rows, ref_rows, k, max_order, want_lcs, matches,
+                             lcs_view, n_pred, n_ref)
         else:
             with nogil, parallel(num_threads=threads):
                 w = workers[openmp.omp_get_thread_num()]
                 for k in prange(K, schedule="guided"):  # big chunks first, single pairs at the end (long texts)
-                    run_pairs(w, preds, refs, pred_rows, ref_rows, k, max_order, want_lcs, matches, lcs_view,
-                              n_pred, n_ref)
-            for k in range(K):
-                failed |= n_pred[k] < 0
-        out_of_memory = failed != 0
+                    run_pair(w, preds, refs, pred_rows, ref_rows, k, max_order, want_lcs, matches, lcs_view,
+                             n_pred, n_ref)
+        out_of_memory = any_negative(n_pred)
         if out_of_memory:
             raise MemoryError("out of memory in the rouge_raw kernel")
         return matches_out, lcs_out, n_pred_out, n_ref_out
