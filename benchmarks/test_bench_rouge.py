@@ -80,6 +80,13 @@ def long_natural_pairs(msmarco_pairs):
     return joined_long_pairs(*msmarco_pairs)
 
 
+@pytest.fixture(scope="module")
+def long_emoji_pairs(long_natural_pairs):
+    """The English pairs with one emoji at the end of each text, which makes Python store the
+    whole text as UCS-4 (4 bytes a code point), as chat and RAG output often is."""
+    return tuple([text + " \U0001F600" for text in texts] for texts in long_natural_pairs)
+
+
 def bench_rouge_score_rs_batch(benchmark, predictions, references):
     from rouge_score_rs.rouge_scorer import RougeScorer as RsScorer
 
@@ -148,10 +155,11 @@ def test_kernel_rapidfuzz_cdist_ids(benchmark, msmarco_ids):
 
 
 # ---------------------------------------------------------------- long texts
-@pytest.fixture(params=["random", "natural"])
+@pytest.fixture(params=["random", "natural", "emoji"])
 def long_case(request):
-    """(group name, pairs): random words (sparse matches) or English prose (dense)."""
-    fixture = {"random": "long_pairs", "natural": "long_natural_pairs"}[request.param]
+    """(group name, pairs): random words (sparse matches), English prose (dense), or the same
+    prose stored as UCS-4."""
+    fixture = {"random": "long_pairs", "natural": "long_natural_pairs", "emoji": "long_emoji_pairs"}[request.param]
     return f"long-3000-tokens-{request.param}-rougeL", request.getfixturevalue(fixture)
 
 

@@ -40,7 +40,7 @@ cdef struct Worker:
     # One thread's memory, reused pair after pair.
     Table table  # the current pair's reference tokens -> ids 0, 1, ...
     GrowBuffer token  # uint8: the token being read
-    GrowBuffer bitmap  # uint64: token bitmap of a Latin-1 or UCS-2 text (rouge_cursor_init)
+    GrowBuffer bitmap  # uint64: a text's token bitmap and spans (rouge_cursor_init)
     GrowBuffer ref_ids  # int32
     GrowBuffer pred_ids  # int32; -1 for a token the reference lacks
     GrowBuffer keep  # uint8 per reference type: also in the prediction

@@ -82,7 +82,7 @@ cdef struct Chunk:
     int64_t first_text, end_text
     GrowBuffer ids  # int32 raw ids; in a parallel run -1 - (local id) for a token the shared table lacked
     GrowBuffer token  # uint8: the token being built
-    GrowBuffer bitmap  # uint64: the token bitmap of the current Latin-1 or UCS-2 text (rouge rule)
+    GrowBuffer bitmap  # uint64: the token bitmap and spans of the current text (rouge rule)
     Table local  # parallel runs: the chunk's tokens absent from the shared table, in first-seen order
     bint has_local
     bint failed

@@ -86,24 +86,30 @@ def test_long_texts_use_the_multi_word_lcs(a, b):
     assert_same_counts(got, (np.array([matches]), [lcs], [n_p], [n_r]))
 
 
-def test_texts_shorter_than_a_word_and_tokens_at_every_end_position():
-    base = "Ab1 cD ef.GHIJKLMN op,qrstuvwxyz0123 end"
-    pairs = [(base[:i], base[j:]) for i in range(len(base) + 1) for j in range(0, len(base) + 1, 3)]
+# A separator that sets how each text is stored: Latin-1, UCS-2 and UCS-4 (read off a bitmap
+# like Latin-1), UCS-2 or UCS-4 holding U+212A or U+0130 (read code point by code point). The
+# highest code points saturate the packs that narrow UCS-2 and UCS-4 units to bytes.
+STORAGE_SEPARATORS = {"latin1": "\xe9", "ucs2": "\u2019", "ucs2-kelvin": "\u212a", "ucs2-dotted-i": " \u0130",
+                      "ucs2-high": "\uffff\u8000", "ucs4": "\U0001f600", "ucs4-high": "\U0010ffff\u8000",
+                      "ucs4-kelvin": "\U0001f600\u212a", "ucs4-dotted-i": "\U0001f600\u0130"}
+
+
+@pytest.mark.parametrize("storage", sorted(STORAGE_SEPARATORS))
+def test_texts_shorter_than_a_word_and_tokens_at_every_end_position(storage):
+    """Every prefix and suffix of a text of two 64-unit words and a part: tokens end at every
+    position of a word, on the last (partial, zero-padded) word too, next to wide code points."""
+    sep = STORAGE_SEPARATORS[storage]
+    base = f"Ab1{sep}cD ef.GHIJKLMN{sep}op,qrstuvwxyz0123 end{sep}x9" * 3
+    pairs = [(base[:i], base[j:]) for i in range(len(base) + 1) for j in range(0, len(base) + 1, 5)]
     predictions = [p for p, _ in pairs]
     references = [r for _, r in pairs]
     assert_same_counts(raw_counts(predictions, references), packed_counts(predictions, references))
 
 
-# A separator that sets how each text is stored: Latin-1, UCS-2 (read off a bitmap like Latin-1),
-# UCS-2 holding U+212A or U+0130 (read code point by code point), UCS-4.
-STORAGE_SEPARATORS = {"latin1": "\xe9", "ucs2": "\u2019", "ucs2-kelvin": "\u212a", "ucs2-dotted-i": " \u0130",
-                      "ucs4": "\U0001f600"}
-
-
 @pytest.mark.parametrize("storage", sorted(STORAGE_SEPARATORS))
 @pytest.mark.parametrize("seed", range(3))
 def test_thousands_of_tokens_cross_every_batch_of_spans(seed, storage):
-    """Latin-1 and UCS-2 token spans are read off the bitmap in batches of about 2,048 tokens; a
+    """Token spans are read off the bitmap in batches of about 2,048 tokens; a
     token still open at the end of a batch (even one longer than a 64-unit word) starts the next.
     Tokens of 1 to 70 code points, separators of 1 to 3, so that token ends fall on every
     position of a word and of a batch; every storage kind of str."""
