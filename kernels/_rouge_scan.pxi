@@ -268,8 +268,15 @@ for _c in range(ord("0"), ord("9") + 1):
     ROUGE_LATIN1[_c] = _c
 
 
-cdef uint64_t HASH_SEED = 0x2545F4914F6CDD1DULL
-cdef uint64_t TOP_BIT64 = (<uint64_t>1) << 63
+cdef extern from *:
+    # C constants, not module variables: a variable is reloaded after every byte store (a byte
+    # store may alias anything), once per token in the readers' loops.
+    """
+    #define QASCORE_HASH_SEED 0x2545F4914F6CDD1DULL
+    #define QASCORE_TOP_BIT64 0x8000000000000000ULL
+    """
+    const uint64_t HASH_SEED "QASCORE_HASH_SEED"
+    const uint64_t TOP_BIT64 "QASCORE_TOP_BIT64"
 
 
 cdef inline uint64_t hash_mix(uint64_t h, uint64_t word) noexcept nogil:
@@ -406,9 +413,10 @@ cdef inline int32_t table_find_fast(const Table *t, const uint8_t *s, int64_t n,
     return (entry.id_plus_one if hit else 0) - 1
 
 
-cdef inline void table_place(Table *t, Slot *slots, uint64_t slot, int64_t raw, uint64_t prefix) noexcept nogil:
+cdef inline void table_place(Table *t, Slot *slots, uint64_t slot, int64_t raw, uint64_t prefix,
+                             int64_t n) noexcept nogil:
     slots[slot].prefix = prefix
-    slots[slot].length = <uint32_t>(t.starts[raw + 1] - t.starts[raw])
+    slots[slot].length = <uint32_t>n
     slots[slot].id_plus_one = <int32_t>(raw + 1)
     t.slot_of[raw] = <int64_t>slot
 
@@ -454,7 +462,7 @@ cdef bint table_grow_slots(Table *t) noexcept nogil:
         start = t.starts[raw]
         n = t.starts[raw + 1] - start
         table_place(t, slots, free_slot(slots, mask, hash_token(t.arena + start, n)), raw,
-                    qascore_load_word(t.arena + start, n))
+                    qascore_load_word(t.arena + start, n), n)
     free(t.slots)
     t.slots, t.mask = slots, mask
     return True
@@ -479,14 +487,18 @@ cdef inline bint table_has_room(const Table *t, int64_t n) noexcept nogil:
 
 cdef inline int32_t table_store(Table *t, const uint8_t *s, int64_t n, uint64_t slot, uint64_t prefix) noexcept nogil:
     """Append a token at an empty slot of its probe chain (table_has_room must hold)."""
-    cdef int64_t k
+    # Every field is read before the first byte store: a byte store may alias them, and the
+    # compiler would reload each one after it.
+    cdef int64_t k, raw = t.count, used = t.arena_used
+    cdef uint8_t *end = t.arena + used
+    cdef int64_t *starts = t.starts
     for k in range(0, n, 8):  # whole words (the arena keeps SLACK bytes): no call, no byte stores
-        memcpy(t.arena + t.arena_used + k, s + k, 8)
-    t.arena_used += n
-    t.count += 1
-    t.starts[t.count] = t.arena_used
-    table_place(t, t.slots, slot, t.count - 1, prefix)
-    return <int32_t>(t.count - 1)
+        memcpy(end + k, s + k, 8)
+    t.arena_used = used + n
+    t.count = raw + 1
+    starts[raw + 1] = used + n
+    table_place(t, t.slots, slot, raw, prefix, n)
+    return <int32_t>raw
 
 
 cdef int32_t table_add(Table *t, const uint8_t *s, int64_t n, uint64_t h, uint64_t prefix) noexcept nogil:
@@ -765,8 +777,15 @@ cdef inline int64_t next_rouge_token(const CodeUnit *text, int64_t n, RougeCurso
     ``token`` (room for n - cursor.pos bytes plus SLACK), set its hash (as hash_token) and first
     word (as qascore_load_word), move the cursor past it; returns its length, 0 when no token is
     left."""
-    if CodeUnit is uint8_t or cursor.bits != NULL:  # Latin-1 text always has its bitmap
-        return next_bitmap_token(text, n, cursor, token, hash, prefix)
+    if CodeUnit is not uint8_t:
+        if cursor.bits == NULL:  # a text holding U+0130 or U+212A (Latin-1 text always has its bitmap)
+            return next_code_point_token(text, n, cursor, token, hash, prefix)
+    return next_bitmap_token(text, n, cursor, token, hash, prefix)
+
+
+cdef inline int64_t next_code_point_token(const CodeUnit *text, int64_t n, RougeCursor *cursor, uint8_t *token,
+                                          uint64_t *hash, uint64_t *prefix) noexcept nogil:
+    """next_rouge_token code point by code point, through the rule of rouge_byte."""
     cdef int64_t i = cursor.pos, length = 0
     cdef uint8_t byte = 0
     cdef uint64_t word = 0, h = HASH_SEED
