@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score.rouge_scorer import RougeScorer as PeerScorer
 
+from qascore._kernels.prf import f_measure, ratio_of_counts
 from qascore.compat.rouge_score import RougeScorer, Score
 from qascore.lexical.rouge import fmeasure, rouge
 
@@ -99,6 +100,39 @@ def test_fmeasure_gamma_is_the_plain_formula(gamma):
     g2 = gamma**2
     expected = [(1 + g2) * a * b / (b + g2 * a) if b + g2 * a > 0 else 0.0 for a, b in zip(p.tolist(), r.tolist())]
     assert fmeasure(p, r, gamma).tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2**40), st.integers(-5, 2**40)), max_size=50), st.integers(0, 8))
+def test_ratio_of_counts_is_the_plain_division(pairs, shift):
+    numerator = np.array([n for n, _ in pairs], dtype=np.int64)
+    denominator = np.array([d for _, d in pairs], dtype=np.int64)
+    expected = [n / max(d - shift, 1) for n, d in pairs]  # Python floats: one IEEE division each
+    assert ratio_of_counts(numerator, denominator, shift).tolist() == expected
+    columns = np.stack([numerator, numerator]).T  # a strided column, as the n-gram scores pass
+    assert ratio_of_counts(columns[:, 1], denominator, shift).tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=50),
+       st.sampled_from([0.25, 0.5, 1.0, 1.2, 3.0]))
+def test_f_measure_kernel_is_the_plain_formula(pairs, gamma):
+    g2 = gamma**2
+    p = np.array([a for a, _ in pairs], dtype=np.float64)
+    r = np.array([b for _, b in pairs], dtype=np.float64)
+    expected = [(1 + g2) * a * b / (b + g2 * a) if b + g2 * a > 0 else 0.0 for a, b in pairs]
+    assert f_measure(p, r, g2).tolist() == expected
+    assert fmeasure(p, r, gamma).tolist() == expected
+
+
+def test_fmeasure_broadcasts_other_shapes_and_kernels_check_lengths():
+    p = np.array([[0.5, 0.0], [0.25, 1.0]])
+    assert fmeasure(p, 0.5).tolist() == [[0.5, 0.0], [2 * 0.25 * 0.5 / 0.75, 2 * 0.5 / 1.5]]
+    assert fmeasure([0.5], [0.5]).tolist() == [0.5]
+    with pytest.raises(ValueError, match="numerator has 2 entries but denominator has 1"):
+        ratio_of_counts(np.zeros(2, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    with pytest.raises(ValueError, match="precision has 1 entries but recall has 2"):
+        f_measure(np.zeros(1), np.zeros(2), 1.0)
 
 
 def test_empty_texts_score_like_rouge_score():

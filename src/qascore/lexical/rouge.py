@@ -13,6 +13,7 @@ Several references per prediction are reduced in one of two conventions:
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
@@ -21,6 +22,7 @@ import numpy as np
 
 from .._kernels.lcs import lcs_lengths, union_lcs_hits_batch
 from .._kernels.ngram import clipped_ngram_matches
+from .._kernels.prf import f_measure, ratio_of_counts
 from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
 from .._kernels.text_encode import first_non_str
 from .._parallel import resolve_n_jobs, threads_for
@@ -53,15 +55,16 @@ def fmeasure(precision: np.ndarray, recall: np.ndarray, gamma: float = 1.0) -> n
     """``(1 + gamma^2) P R / (R + gamma^2 P)``, 0 where P or R is 0.
 
     With gamma = 1 this is rouge-score's ``2 P R / (P + R)`` to the last bit: (1 + 1) = 2 and
-    1 * P = P exactly, and addition commutes in IEEE arithmetic.
+    1 * P = P exactly, and addition commutes in IEEE arithmetic. One compiled pass
+    (``kernels/prf.pyx``) over equal-length 1-D arrays; other shapes broadcast first.
     """
+    p = np.ascontiguousarray(precision, dtype=np.float64)
+    r = np.ascontiguousarray(recall, dtype=np.float64)
     g2 = float(gamma) ** 2
-    denominator = recall + g2 * precision
-    # The denominator is 0 only where P = R = 0 (both are >= 0), and so is the numerator: dividing
-    # by 1 there gives the 0 wanted, and adding False (0) elsewhere leaves the divisor's bits as
-    # they are. A masked divide (where=) cost three times as much.
-    denominator += denominator == 0
-    return (1 + g2) * precision * recall / denominator
+    if p.ndim == 1 and p.shape == r.shape:
+        return f_measure(p, r, g2)
+    p, r = np.broadcast_arrays(p, r)
+    return f_measure(p.ravel(), r.ravel(), g2).reshape(p.shape)
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,8 @@ class RougeResult(Mapping):
         return {name: arrays.mean() for name, arrays in self.scores.items()}
 
 
-def rouge_signature(rouge_types, tokenizer_name, use_stemmer, multi_ref, gamma, split_summaries) -> str:
+@functools.lru_cache(maxsize=256)  # one string per setting; rebuilding it was a tenth of a one-pair call
+def rouge_signature(rouge_types: tuple, tokenizer_name, use_stemmer, multi_ref, gamma, split_summaries) -> str:
     settings = dict(types=",".join(rouge_types), tok=tokenizer_name, stem=bool(use_stemmer), multiref=multi_ref)
     if multi_ref == "max_pr" or gamma != 1.0:
         settings["gamma"] = f"{float(gamma):g}"
@@ -184,12 +188,11 @@ def _encode_sentences(texts, tokenizer, vocab, split_summaries, n_jobs) -> _Sent
 
 
 # ---------------------------------------------------------------- per-pair scores
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """numerator / max(denominator, 1) as float64. Every count here (n-gram matches, LCS, union
-    hits) is 0 when either side has no tokens, so this is 0 exactly where rouge-score returns
-    its early 0 (and one division, where masking both sides first cost a quarter of a
-    millisecond per 10,000 pairs)."""
-    return np.true_divide(numerator, np.maximum(denominator, 1), dtype=np.float64)
+def _ratio(numerator: np.ndarray, denominator: np.ndarray, shift: int = 0) -> np.ndarray:
+    """numerator / max(denominator - shift, 1) as float64 (``kernels/prf.pyx``). Every count here
+    (n-gram matches, LCS, union hits) is 0 when either side has no tokens, so this is 0 exactly
+    where rouge-score returns its early 0."""
+    return ratio_of_counts(np.asarray(numerator, dtype=np.int64), np.asarray(denominator, dtype=np.int64), shift)
 
 
 def _token_counts(max_order, want_lcs, pred_rows, ref_rows, tokens: PackedTokens, n_jobs):
@@ -213,8 +216,8 @@ def _scores_of_counts(orders, want_lcs, matches, lcs, pred_len, ref_len) -> dict
     out = {}
     for n in orders:
         m = matches[:, n - 1]
-        # rouge-score divides by max(count, 1) itself here
-        out[f"rouge{n}"] = (_ratio(m, pred_len - n + 1), _ratio(m, ref_len - n + 1))
+        # a text of L tokens has L - n + 1 n-grams; rouge-score divides by max(count, 1) itself here
+        out[f"rouge{n}"] = (_ratio(m, pred_len, n - 1), _ratio(m, ref_len, n - 1))
     if want_lcs:
         out["rougeL"] = (_ratio(lcs, pred_len), _ratio(lcs, ref_len))
     return out
@@ -336,14 +339,14 @@ def rouge(
     if len(flat_refs) != len(predictions):  # several references for some predictions
         pred_rows = np.repeat(pred_rows, np.diff(groups))
     pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    flat_ref_rows = np.arange(len(flat_refs), dtype=np.int64)
     # when tokens are packed, predictions and references are encoded in one call (one pass of the
     # encoder's fixed costs); references are rows len(predictions) .. of the same packed arrays
     vocab = Vocabulary()
-    ref_rows = np.arange(len(predictions), len(predictions) + len(flat_refs), dtype=np.int64)
+    ref_rows = flat_ref_rows + len(predictions)
     if orders or want_lcs:
         if counts_from_raw_strings(tok):
-            counts = raw_rouge_counts(predictions, flat_refs, pred_rows, ref_rows - len(predictions),
-                                      max(orders, default=0), want_lcs,
+            counts = raw_rouge_counts(predictions, flat_refs, pred_rows, flat_ref_rows, max(orders, default=0), want_lcs,
                                       threads_for(_pair_work(predictions, flat_refs), jobs))
         else:
             counts = _token_counts(max(orders, default=0), want_lcs, pred_rows, ref_rows,
@@ -354,6 +357,6 @@ def rouge(
         sentences = _encode_sentences(texts, tok, vocab, split_summaries, jobs)
         pairs["rougeLsum"] = _lsum_scores(pred_rows, ref_rows, sentences, jobs)
     scores = {name: _reduce_groups(*pairs[name], groups, multi_ref, gamma) for name in types}
-    signature = rouge_signature(types, getattr(tok, "name", type(tok).__name__),
+    signature = rouge_signature(tuple(types), getattr(tok, "name", type(tok).__name__),
                                 getattr(tok, "use_stemmer", use_stemmer), multi_ref, gamma, split_summaries)
     return RougeResult(scores, signature, len(predictions))
