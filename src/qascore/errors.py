@@ -1,6 +1,8 @@
 """Exceptions shared by every method: bad input is named by what and where."""
 from __future__ import annotations
 
+from ._kernels.text_encode import first_non_str  # compiled: no Python loop over the batch
+
 
 class QascoreError(Exception):
     """Base class of qascore's own errors."""
@@ -20,8 +22,6 @@ class InputFormatError(QascoreError, ValueError):
 def check_texts(texts, what: str = "texts") -> None:
     """Raise a TypeError naming the first element that is not a str (None included)."""
     if isinstance(texts, (list, tuple)):
-        from ._kernels.text_encode import first_non_str  # compiled: no Python loop over the batch
-
         index = first_non_str(texts)
         if index >= 0:
             raise TypeError(f"{what}[{index}] must be str, got {type(texts[index]).__name__}")

@@ -105,7 +105,7 @@ class RougeResult(Mapping):
 
 
 @functools.lru_cache(maxsize=256)  # one string per setting; rebuilding it was a tenth of a one-pair call
-def rouge_signature(rouge_types: tuple, tokenizer_name, use_stemmer, multi_ref, gamma, split_summaries) -> str:
+def rouge_signature(rouge_types: tuple[str, ...], tokenizer_name, use_stemmer, multi_ref, gamma, split_summaries) -> str:
     settings = dict(types=",".join(rouge_types), tok=tokenizer_name, stem=bool(use_stemmer), multiref=multi_ref)
     if multi_ref == "max_pr" or gamma != 1.0:
         settings["gamma"] = f"{float(gamma):g}"
@@ -357,6 +357,6 @@ def rouge(
         sentences = _encode_sentences(texts, tok, vocab, split_summaries, jobs)
         pairs["rougeLsum"] = _lsum_scores(pred_rows, ref_rows, sentences, jobs)
     scores = {name: _reduce_groups(*pairs[name], groups, multi_ref, gamma) for name in types}
-    signature = rouge_signature(tuple(types), getattr(tok, "name", type(tok).__name__),
+    signature = rouge_signature(types, getattr(tok, "name", type(tok).__name__),
                                 getattr(tok, "use_stemmer", use_stemmer), multi_ref, gamma, split_summaries)
     return RougeResult(scores, signature, len(predictions))
