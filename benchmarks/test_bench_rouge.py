@@ -197,3 +197,35 @@ def test_short_rouge_score(benchmark):
     from rouge_score.rouge_scorer import RougeScorer as PeerScorer
 
     benchmark(PeerScorer(["rougeL"]).score, *SHORT)
+
+
+# ---------------------------------------------------------------- a reranker's batch: ten short pairs
+@pytest.fixture(scope="module")
+def ten_pairs(msmarco_pairs):
+    predictions, references = msmarco_pairs
+    return predictions[:10], references[:10]
+
+
+@pytest.mark.benchmark(group="ten-short-pairs-rougeL")
+def test_ten_pairs_qascore_rouge(benchmark, ten_pairs):
+    """rouge() whole: input checks, the kernel, scores and the result object."""
+    benchmark(rouge, *ten_pairs, ["rougeL"], n_jobs=1)
+
+
+@pytest.mark.benchmark(group="ten-short-pairs-rougeL")
+def test_ten_pairs_qascore_compat_loop(benchmark, ten_pairs):
+    scorer = RougeScorer(["rougeL"])
+    benchmark(lambda: [scorer.score(r, p) for p, r in zip(*ten_pairs)])
+
+
+@pytest.mark.benchmark(group="ten-short-pairs-rougeL")
+def test_ten_pairs_rouge_score_rs_batch(benchmark, ten_pairs):
+    bench_rouge_score_rs_batch(benchmark, *ten_pairs)
+
+
+@pytest.mark.benchmark(group="ten-short-pairs-rougeL")
+def test_ten_pairs_rouge_score_rs_loop(benchmark, ten_pairs):
+    from rouge_score_rs.rouge_scorer import RougeScorer as RsScorer
+
+    scorer = RsScorer(["rougeL"])
+    benchmark(lambda: [scorer.score(r, p) for p, r in zip(*ten_pairs)])
