@@ -102,6 +102,13 @@ def test_msmarco_qascore_1thread(benchmark, msmarco_pairs):
 
 
 @pytest.mark.benchmark(group="msmarco-rougeL-raw-1thread")
+def test_msmarco_qascore_compat_batch_1thread(benchmark, msmarco_pairs):
+    """The drop-in path: compat score_batch, results as rouge-score's dicts of Score tuples."""
+    predictions, references = msmarco_pairs
+    benchmark(RougeScorer(["rougeL"]).score_batch, references, predictions, n_jobs=1)
+
+
+@pytest.mark.benchmark(group="msmarco-rougeL-raw-1thread")
 def test_msmarco_rouge_score_rs_1thread(benchmark, msmarco_pairs):
     bench_rouge_score_rs_batch(benchmark, *msmarco_pairs)
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from rouge_score.rouge_scorer import RougeScorer as PeerScorer
 
 from qascore._kernels.prf import f_measure, ratio_of_counts
+from qascore._kernels.score_rows import score_rows
 from qascore.compat.rouge_score import RougeScorer, Score
 from qascore.lexical.rouge import fmeasure, rouge
 
@@ -192,6 +193,24 @@ def test_bad_input_is_named():
         scorer.score_batch(["a", "b"], ["a"])
     with pytest.raises(ValueError, match="Invalid rouge type"):
         RougeScorer(["rougeX"])
+
+
+def test_score_rows_build_the_namedtuples_python_would():
+    rng = np.random.default_rng(2)
+    columns = [tuple(rng.random(5) for _ in range(3)) for _ in range(2)]
+    rows = score_rows(("rouge1", "rougeL"), columns, Score)
+    expected = [{name: Score(*(float(a[i]) for a in column)) for name, column in zip(("rouge1", "rougeL"), columns)}
+                for i in range(5)]
+    assert rows == expected
+    assert all(type(s) is Score and s.fmeasure == s[2] for row in rows for s in row.values())
+    assert score_rows(("rougeL",), [(np.zeros(0),) * 3], Score) == []
+    assert RougeScorer(["rougeL"]).score_batch([], []) == []
+    with pytest.raises(ValueError, match="column 0 must be three arrays of 2 entries"):
+        score_rows(("rougeL",), [(np.zeros(2), np.zeros(2), np.zeros(1))], Score)
+    with pytest.raises(ValueError, match="1 names need as many columns"):
+        score_rows(("rougeL",), [], Score)
+    with pytest.raises(TypeError, match="namedtuple class of three fields"):
+        score_rows(("rougeL",), [(np.zeros(1),) * 3], dict)
 
 
 def test_custom_tokenizer_like_rouge_score():

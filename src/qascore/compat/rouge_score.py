@@ -16,6 +16,8 @@ import numpy as np
 
 from .._kernels.rouge_pair import pair_counts, pair_counts_ids, pair_union_hits, pair_union_hits_ids
 from .._kernels.rouge_raw import pair_rouge_counts
+from .._kernels.score_rows import score_rows
+from ..errors import check_texts
 from ..lexical.rouge import _NGRAM_TYPE, counts_from_raw_strings, parse_rouge_types, rouge, split_sentences
 from ..text import RougeTokenizer, Vocabulary
 
@@ -161,18 +163,9 @@ class RougeScorer:
         targets, predictions = list(targets), list(predictions)
         if len(targets) != len(predictions):
             raise ValueError(f"targets has {len(targets)} items but predictions has {len(predictions)}")
-        for what, texts in (("targets", targets), ("predictions", predictions)):
-            for i, text in enumerate(texts):
-                if not isinstance(text, str):
-                    raise TypeError(f"{what}[{i}] must be str, got {type(text).__name__}")
+        check_texts(targets, "targets")  # one C loop each; rouge() would take a list target as several
+        check_texts(predictions, "predictions")
         result = rouge(predictions, targets, tuple(self.rouge_types), tokenizer=self._tokenizer,
                        split_summaries=self._split_summaries, n_jobs=n_jobs)
-        columns = {
-            name: zip(arr.precision.tolist(), arr.recall.tolist(), arr.fmeasure.tolist())
-            for name, arr in result.items()
-        }
-        rows = [dict() for _ in range(len(predictions))]
-        for name, triples in columns.items():
-            for row, (p, r, f) in zip(rows, triples):
-                row[name] = Score(p, r, f)
-        return rows
+        names = tuple(result)
+        return score_rows(names, [(a.precision, a.recall, a.fmeasure) for a in result.values()], Score)
