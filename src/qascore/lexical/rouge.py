@@ -105,7 +105,8 @@ class RougeResult(Mapping):
 
 
 @functools.lru_cache(maxsize=256)  # one string per setting; rebuilding it was a tenth of a one-pair call
-def rouge_signature(rouge_types: tuple[str, ...], tokenizer_name, use_stemmer, multi_ref, gamma, split_summaries) -> str:
+def rouge_signature(rouge_types: tuple[str, ...], tokenizer_name, use_stemmer, multi_ref, gamma,
+                    split_summaries) -> str:
     settings = dict(types=",".join(rouge_types), tok=tokenizer_name, stem=bool(use_stemmer), multiref=multi_ref)
     if multi_ref == "max_pr" or gamma != 1.0:
         settings["gamma"] = f"{float(gamma):g}"
@@ -346,8 +347,8 @@ def rouge(
     ref_rows = flat_ref_rows + len(predictions)
     if orders or want_lcs:
         if counts_from_raw_strings(tok):
-            counts = raw_rouge_counts(predictions, flat_refs, pred_rows, flat_ref_rows, max(orders, default=0), want_lcs,
-                                      threads_for(_pair_work(predictions, flat_refs), jobs))
+            counts = raw_rouge_counts(predictions, flat_refs, pred_rows, flat_ref_rows, max(orders, default=0),
+                                      want_lcs, threads_for(_pair_work(predictions, flat_refs), jobs))
         else:
             counts = _token_counts(max(orders, default=0), want_lcs, pred_rows, ref_rows,
                                    tok.encode_batch(predictions + flat_refs, vocab, n_jobs=jobs), jobs)
