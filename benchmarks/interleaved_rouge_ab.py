@@ -17,7 +17,7 @@ refs=A(M/"dev_as_references.json"); c=A(M/"dev_first_sentence_as_candidates.json
 q=[x for x in refs if refs[x] and x in c]; P=[c[x][0] for x in q]; R=[refs[x][0] for x in q]
 rng = np.random.default_rng(0); words = np.array([f"word{i}" for i in range(2000)])
 make = lambda: " ".join(rng.choice(words, 3000)); LP=[make() for _ in range(10)]; LR=[make() for _ in range(10)]
-from test_bench_rouge import joined_long_pairs
+from test_bench_rouge import joined_long_pairs, with_emoji
 NP, NR = joined_long_pairs(P, R)
 rs=Rs(["rougeL"]); ours=RougeScorer(["rougeL"]); S=("The quick brown fox jumps over the lazy dog", "The quick brown dog jumps on the log.")
 def cpu_ticks():
@@ -48,7 +48,7 @@ ab("msmarco 2t vs 1t wall", lambda: rouge(P,R,["rougeL"],n_jobs=2), lambda: roug
 ab("long cpu", lambda: rouge(LP,LR,["rougeL"],n_jobs=1), lambda: rs.score_batch(LR,LP), 60)
 ab("long wall", lambda: rouge(LP,LR,["rougeL"],n_jobs=1), lambda: rs.score_batch(LR,LP), 60, clock=time.perf_counter)
 ab("long natural wall", lambda: rouge(NP,NR,["rougeL"],n_jobs=1), lambda: rs.score_batch(NR,NP), 60, clock=time.perf_counter)
-EP, ER = ([t + " \U0001F600" for t in texts] for texts in (NP, NR))  # UCS-4 storage
+EP, ER = with_emoji(NP, NR)  # UCS-4 storage
 ab("long emoji wall", lambda: rouge(EP,ER,["rougeL"],n_jobs=1), lambda: rs.score_batch(ER,EP), 60, clock=time.perf_counter)
 ab("short score cpu", lambda: ours.score(*S), lambda: rs.score(*S), 200, inner=200)
 print(os.getloadavg())

@@ -80,11 +80,16 @@ def long_natural_pairs(msmarco_pairs):
     return joined_long_pairs(*msmarco_pairs)
 
 
+def with_emoji(predictions, references):
+    """Each text with one emoji at its end, which makes Python store the whole text as UCS-4
+    (4 bytes a code point), as chat and RAG output often is."""
+    return tuple([text + " \U0001F600" for text in texts] for texts in (predictions, references))
+
+
 @pytest.fixture(scope="module")
 def long_emoji_pairs(long_natural_pairs):
-    """The English pairs with one emoji at the end of each text, which makes Python store the
-    whole text as UCS-4 (4 bytes a code point), as chat and RAG output often is."""
-    return tuple([text + " \U0001F600" for text in texts] for texts in long_natural_pairs)
+    """The English pairs stored as UCS-4 (with_emoji)."""
+    return with_emoji(*long_natural_pairs)
 
 
 def bench_rouge_score_rs_batch(benchmark, predictions, references):

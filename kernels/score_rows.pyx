@@ -49,7 +49,7 @@ def score_rows(tuple names not None, list columns not None, type score_type not 
     if len(columns) != n_types or not 0 < n_types <= MAX_TYPES:
         raise ValueError(f"{n_types} names need as many columns (1 to {MAX_TYPES}), got {len(columns)}")
     arrays = [[np.ascontiguousarray(a, dtype=np.float64) for a in column] for column in columns]
-    n = len(arrays[0][0])
+    n = len(arrays[0][0]) if arrays[0] else 0
     for t in range(n_types):
         if len(arrays[t]) != 3 or any(len(a) != n for a in arrays[t]):
             raise ValueError(f"column {t} must be three arrays of {n} entries")

@@ -207,6 +207,8 @@ def test_score_rows_build_the_namedtuples_python_would():
     assert RougeScorer(["rougeL"]).score_batch([], []) == []
     with pytest.raises(ValueError, match="column 0 must be three arrays of 2 entries"):
         score_rows(("rougeL",), [(np.zeros(2), np.zeros(2), np.zeros(1))], Score)
+    with pytest.raises(ValueError, match="column 0 must be three arrays of 0 entries"):
+        score_rows(("rougeL",), [()], Score)
     with pytest.raises(ValueError, match="1 names need as many columns"):
         score_rows(("rougeL",), [], Score)
     with pytest.raises(TypeError, match="namedtuple class of three fields"):
