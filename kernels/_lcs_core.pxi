@@ -260,21 +260,80 @@ cdef inline Py_ssize_t active_text_tokens(const Scratch* s, Py_ssize_t nt) noexc
     return na
 
 
+cdef inline int64_t sweep_eight(Scratch* s, Py_ssize_t na) noexcept nogil:
+    """One group's eight words kept in registers over its active text tokens (active_text_tokens),
+    each token's carry into the group taken from and its carry out parked in ``s.carries``;
+    returns the ones of ~V."""
+    # The fields in locals: a byte store (the carry) may alias the struct, and the compiler would
+    # reload each field after it, every token.
+    cdef const Py_ssize_t* active = s.active
+    cdef const int32_t* active_block = s.active_block
+    cdef unsigned char* carries = s.carries
+    cdef const uint64_t* pm = s.pm
+    cdef Py_ssize_t a, j
+    cdef uint64_t v0, v1, v2, v3, v4, v5, v6, v7
+    cdef const uint64_t* row
+    cdef unsigned char c
+    v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = ALL_ONES
+    for a in range(na):
+        j = active[a]
+        row = &pm[active_block[a]]
+        c = carries[j]
+        hyyro4(&v0, &v1, &v2, &v3, row, &c)
+        hyyro4(&v4, &v5, &v6, &v7, &row[4], &c)
+        carries[j] = c
+    return (popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
+            + popcount64(~v4) + popcount64(~v5) + popcount64(~v6) + popcount64(~v7))
+
+
+cdef inline int64_t sweep_four(Scratch* s, Py_ssize_t na) noexcept nogil:
+    """sweep_eight on a group's first four words (the others are past the pattern)."""
+    cdef const Py_ssize_t* active = s.active  # locals: see sweep_eight
+    cdef const int32_t* active_block = s.active_block
+    cdef unsigned char* carries = s.carries
+    cdef const uint64_t* pm = s.pm
+    cdef Py_ssize_t a, j
+    cdef uint64_t v0, v1, v2, v3
+    cdef unsigned char c
+    v0 = v1 = v2 = v3 = ALL_ONES
+    for a in range(na):
+        j = active[a]
+        c = carries[j]
+        hyyro4(&v0, &v1, &v2, &v3, &pm[active_block[a]], &c)
+        carries[j] = c
+    return popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
+
+
+cdef inline int64_t sweep_one(Scratch* s, Py_ssize_t na) noexcept nogil:
+    """sweep_eight on a group's first word."""
+    cdef const Py_ssize_t* active = s.active  # locals: see sweep_eight
+    cdef const int32_t* active_block = s.active_block
+    cdef unsigned char* carries = s.carries
+    cdef const uint64_t* pm = s.pm
+    cdef Py_ssize_t a, j
+    cdef uint64_t v0 = ALL_ONES
+    cdef unsigned char c
+    for a in range(na):
+        j = active[a]
+        c = carries[j]
+        v0 = hyyro_step(v0, pm[active_block[a]], &c)
+        carries[j] = c
+    return popcount64(~v0)
+
+
 cdef inline int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t* t, Py_ssize_t n,
                                    Py_ssize_t D, Scratch* s, bint dense) noexcept nogil:
-    """Blocks of eight (then four, then one) words kept in registers sweep the text, the carry out
-    of each block parked per text token for the next block: no store/load of V between text
+    """Each group of eight pattern words is swept over the text in registers (sweep_eight; a last
+    group of one to four words by sweep_one or sweep_four), the carry out of each group parked
+    per text token for the next group: no store/load of V between text
     tokens, and the words of a block overlap in the pipeline. Only the blocks of match words that
     hold a bit are stored (build_match_blocks), and a sweep visits only the text tokens that can
     change its words (active_text_tokens). ``s.slot`` numbers the pattern's D distinct tokens
     and is cleared here; or (``dense``) tokens are numbered below D already and every text token
     occurs in the pattern."""
-    cdef Py_ssize_t W, a, j, k, kb, nt = 0, na, gs, base
+    cdef Py_ssize_t W, j, g, width, nt = 0, na
     cdef int32_t d
     cdef int64_t total = 0
-    cdef uint64_t v0, v1, v2, v3, v4, v5, v6, v7
-    cdef const uint64_t* row
-    cdef unsigned char c
     W = build_match_blocks(p, m, s, D, dense)
     if W < 0:
         if not dense:
@@ -306,47 +365,19 @@ cdef inline int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t
             nt += d != 0
         clear_match_rows(p, m, s)
     memset(s.carries, 0, nt)
-    kb = 0
-    while kb + 8 <= W:  # whole groups: width 8
-        v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = ALL_ONES
-        select_group(s, kb >> 3, True)
+    for g in range((W + 7) >> 3):
+        select_group(s, g, True)
         na = active_text_tokens(s, nt)
-        select_group(s, kb >> 3, False)
-        for a in range(na):
-            j = s.active[a]
-            row = &s.pm[s.active_block[a]]
-            c = s.carries[j]
-            hyyro4(&v0, &v1, &v2, &v3, row, &c)
-            hyyro4(&v4, &v5, &v6, &v7, &row[4], &c)
-            s.carries[j] = c
-        total += (popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
-                  + popcount64(~v4) + popcount64(~v5) + popcount64(~v6) + popcount64(~v7))
-        kb += 8
-    # the last group, narrower than 8 words: a block of four, then single words
-    gs = W - kb
-    if gs > 0:
-        select_group(s, kb >> 3, True)  # left on: the next pattern's build clears block_of
-    base = 0
-    if base + 4 <= gs:
-        v0 = v1 = v2 = v3 = ALL_ONES
-        na = active_text_tokens(s, nt)
-        for a in range(na):
-            j = s.active[a]
-            c = s.carries[j]
-            hyyro4(&v0, &v1, &v2, &v3, &s.pm[s.active_block[a]], &c)
-            s.carries[j] = c
-        total += popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
-        base = 4
-    for k in range(base, gs):
-        v0 = ALL_ONES
-        na = active_text_tokens(s, nt)
-        for a in range(na):
-            j = s.active[a]
-            c = s.carries[j]
-            v0 = hyyro_step(v0, s.pm[s.active_block[a] + k], &c)
-            s.carries[j] = c
-        total += popcount64(~v0)
-    # bits at positions >= m start as ones and stay ones, so ~V counts nothing there
+        select_group(s, g, False)
+        width = min(W - 8 * g, 8)
+        if width > 4:  # 5 to 8 words: one sweep of eight (sweeps, not words, are what cost)
+            total += sweep_eight(s, na)
+        elif width > 1:
+            total += sweep_four(s, na)
+        else:
+            total += sweep_one(s, na)
+    # Bits at positions >= m start as ones and stay ones (a match word is zero there, so
+    # V' = (V + carry) | V), and so do the words of a block past W: ~V counts nothing there.
     return total
 
 

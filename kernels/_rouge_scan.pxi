@@ -89,12 +89,6 @@ cdef extern from *:
         return (x + (0x80 - lo) * QS_ONES) & ~(x + (0x7F - hi) * QS_ONES) & QS_HIGHS;
     }
 
-    /* Flags of the ASCII letters among w's bytes. */
-    static inline uint64_t qascore_letter_bytes(uint64_t w) {
-        uint64_t ascii = ~w & QS_HIGHS;
-        return qascore_in_range((w & ~QS_HIGHS) | (0x20 * QS_ONES), 'a', 'z') & ascii;
-    }
-
     /* Flags of the ASCII letters and digits (the rouge token bytes) among w's bytes. */
     static inline uint64_t qascore_alnum_bytes(uint64_t w) {
         uint64_t ascii = ~w & QS_HIGHS;
@@ -102,9 +96,13 @@ cdef extern from *:
                 | qascore_in_range(w & ~QS_HIGHS, '0', '9')) & ascii;
     }
 
-    /* w with its ASCII capitals lowercased (a flag shifted right by 2 is 0x20). */
-    static inline uint64_t qascore_lower_bytes(uint64_t w) {
-        return w | (qascore_letter_bytes(w) >> 2);
+    /* w, whose bytes are ASCII letters, ASCII digits or zeros (a token word), with its capitals
+       lowercased. Every such letter and digit has 0x20 set once lowercased ('0' is 0x30), so
+       0x20 goes into each nonzero byte: (b & 0x7F) + 0x7F sets a byte's high bit iff b & 0x7F
+       is nonzero, without carrying into the next byte; a flag shifted right by 2 is 0x20. */
+    static inline uint64_t qascore_lower_token_bytes(uint64_t w) {
+        uint64_t nonzero = (((w & ~QS_HIGHS) + ~QS_HIGHS) | w) & QS_HIGHS;
+        return w | (nonzero >> 2);
     }
 
     /* The token-byte flags of text[i : i + 8] (zeros past n) as 8 bits, bit k for byte i + k. */
@@ -237,7 +235,7 @@ cdef extern from *:
     uint64_t QS_HIGHS
     uint64_t qascore_load_span(const uint8_t *text, int64_t n, int64_t i, int64_t keep) noexcept nogil
     uint64_t qascore_alnum_bytes(uint64_t w) noexcept nogil
-    uint64_t qascore_lower_bytes(uint64_t w) noexcept nogil
+    uint64_t qascore_lower_token_bytes(uint64_t w) noexcept nogil
     uint64_t qascore_alnum_bits8(const uint8_t *text, int64_t n, int64_t i) noexcept nogil
     uint64_t qascore_alnum_bits64(const uint8_t *text, int64_t n, int64_t i) noexcept nogil
     int qascore_special_unit(uint32_t c) noexcept nogil
@@ -753,18 +751,18 @@ cdef inline int64_t next_bitmap_token(const CodeUnit *text, int64_t n, RougeCurs
             word = qascore_load_word_masked(text + start, length)
         else:
             word = narrow_units(text + start, length, True)
-        word = qascore_lower_bytes(word)
+        word = qascore_lower_token_bytes(word)
         memcpy(token, &word, 8)
         hash[0] = hash_end(hash_mix(h, word), length)
         prefix[0] = word
         return length
     k = 0
     while k + 8 < length:  # whole words before the last one
-        word = qascore_lower_bytes(token_word(text, n, start + k, 8))
+        word = qascore_lower_token_bytes(token_word(text, n, start + k, 8))
         memcpy(token + k, &word, 8)
         h = hash_mix(h, word)
         k += 8
-    word = qascore_lower_bytes(token_word(text, n, start + k, length - k))
+    word = qascore_lower_token_bytes(token_word(text, n, start + k, length - k))
     memcpy(token + k, &word, 8)
     hash[0] = hash_end(hash_mix(h, word), length)
     prefix[0] = word if length <= 8 else qascore_load_word(token, 8)

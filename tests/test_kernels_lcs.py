@@ -160,6 +160,20 @@ def test_lcs_long_texts_of_many_distinct_tokens(la, lb, alphabet):
     assert run_lcs([a, b, a], [b, a, a]).tolist() == [expected, expected, la]
 
 
+@pytest.mark.parametrize("words", range(9, 18))
+def test_lcs_every_width_of_the_last_group(words):
+    """Patterns of 9 to 17 words: the group after the first eight words is one to eight words
+    wide, swept as one, four or eight words (the words past the pattern padded), over dense
+    (alphabet 3) and sparse (alphabet 300) text, as pattern and as text."""
+    rng = np.random.default_rng(words)
+    la = 64 * words - 5
+    for alphabet in (3, 300):
+        a = rng.integers(0, alphabet, la).tolist()
+        b = rng.integers(0, alphabet, la + 37).tolist()
+        expected = numpy_row_lcs(a, b)
+        assert run_lcs([a, b], [b, a]).tolist() == [expected, expected]
+
+
 def longest_increasing(seq):
     """Length of the longest strictly increasing subsequence (patience sorting)."""
     import bisect
