@@ -23,6 +23,7 @@ ctypedef struct Scratch:
     Py_ssize_t vocab_cap  # ids below this index the three tables above
     uint64_t* pm        # multi-word match rows, one row of W words per distinct pattern token
     Py_ssize_t pm_cap
+    Py_ssize_t pm_dirty # the words of pm from here on are zero (build_match_blocks relies on it)
     uint64_t* v         # bit-vector rows (W words, or (n + 1) * W for backtracking)
     Py_ssize_t v_cap
     unsigned char* mark # union flags over the positions of one reference sentence
@@ -117,6 +118,16 @@ cdef int grow_int32(int32_t** buf, Py_ssize_t* cap, Py_ssize_t need) noexcept no
     return 0
 
 
+cdef int grow_pm(Scratch* s, Py_ssize_t need) noexcept nogil:
+    """grow_words on ``s.pm``, the new words zeroed (the words from ``s.pm_dirty`` on are zero)."""
+    cdef Py_ssize_t old = s.pm_cap
+    if grow_words(&s.pm, &s.pm_cap, need) != 0:
+        return -1
+    if s.pm_cap > old:
+        memset(&s.pm[old], 0, (s.pm_cap - old) * sizeof(uint64_t))
+    return 0
+
+
 cdef inline int64_t ones_below(const uint64_t* x, Py_ssize_t nbits) noexcept nogil:
     """Number of set bits among positions 0 .. nbits - 1 of the multi-word vector ``x``."""
     cdef Py_ssize_t k
@@ -162,10 +173,11 @@ cdef Py_ssize_t build_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noe
     cdef Py_ssize_t W = (m + 63) >> 6, i
     cdef Py_ssize_t distinct = number_pattern_tokens(p, m, s)
     cdef int32_t d
-    if grow_words(&s.pm, &s.pm_cap, distinct * W) != 0:
+    if grow_pm(s, distinct * W) != 0:
         clear_match_rows(p, m, s)
         return -1
     memset(s.pm, 0, distinct * W * sizeof(uint64_t))
+    s.pm_dirty = max(s.pm_dirty, distinct * W)
     for i in range(m):
         d = s.slot[p[i]] - 1
         s.pm[d * W + (i >> 6)] |= (<uint64_t>1) << (i & 63)
@@ -187,14 +199,16 @@ cdef inline Py_ssize_t build_match_blocks(const int32_t* p, Py_ssize_t m, Scratc
     cdef Py_ssize_t G = (W + 7) >> 3
     cdef int32_t d, block, n_blocks = 0, first = 1
     cdef bint new
-    cdef Py_ssize_t spare = 1 + min(m, D * G)  # a block that is cleared in vain (branch-free)
-    if (grow_words(&s.pm, &s.pm_cap, 8 * (spare + 1)) != 0
+    cdef Py_ssize_t most_blocks = 1 + min(m, D * G)  # block 0 and one per position at most
+    if (grow_pm(s, 8 * most_blocks) != 0
             or grow_int32(&s.block_of, &s.block_of_cap, D) != 0
-            or grow_int32(&s.block_token, &s.block_token_cap, spare + 1) != 0
+            or grow_int32(&s.block_token, &s.block_token_cap, most_blocks) != 0
             or grow_int32(&s.group_first, &s.group_first_cap, G + 1) != 0):
         return -1
     memset(s.block_of, 0, D * sizeof(int32_t))  # here: each token's latest block
-    memset(s.pm, 0, 8 * sizeof(uint64_t))
+    # All blocks zero, cleared at once: a block cleared as it was opened had its first word's
+    # bit written on top of the clearing stores while they were in flight.
+    memset(s.pm, 0, s.pm_dirty * sizeof(uint64_t))
     for i in range(m):
         g = i >> 9
         if (i & 511) == 0:
@@ -204,12 +218,12 @@ cdef inline Py_ssize_t build_match_blocks(const int32_t* p, Py_ssize_t m, Scratc
         block = s.block_of[d]
         new = block < first  # no block of this token in this group yet
         n_blocks += new
-        memset(&s.pm[8 * (n_blocks if new else spare)], 0, 8 * sizeof(uint64_t))
         block = n_blocks if new else block
         s.block_of[d] = block
         s.block_token[block] = d
         s.pm[8 * block + ((i >> 6) & 7)] |= (<uint64_t>1) << (i & 63)
     s.group_first[G] = n_blocks + 1
+    s.pm_dirty = 8 * (n_blocks + 1)
     memset(s.block_of, 0, D * sizeof(int32_t))  # from now on: the swept group's blocks (select_group)
     return W
 

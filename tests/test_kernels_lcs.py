@@ -174,6 +174,16 @@ def test_lcs_every_width_of_the_last_group(words):
         assert run_lcs([a, b], [b, a]).tolist() == [expected, expected]
 
 
+def test_lcs_pairs_of_falling_and_rising_length_in_one_batch():
+    """One thread's scratch serves pair after pair: the match blocks a long pair leaves behind
+    must not leak into a shorter pair's (they are cleared in bulk before each pattern)."""
+    rng = np.random.default_rng(5)
+    lengths = [3000, 700, 2100, 130, 1500, 65, 2900]
+    A = [rng.integers(0, 12, n).tolist() for n in lengths]
+    B = [rng.integers(0, 12, n + 40).tolist() for n in lengths]
+    assert run_lcs(A, B).tolist() == [numpy_row_lcs(a, b) for a, b in zip(A, B)]
+
+
 def longest_increasing(seq):
     """Length of the longest strictly increasing subsequence (patience sorting)."""
     import bisect
