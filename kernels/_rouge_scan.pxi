@@ -272,29 +272,48 @@ cdef extern from *:
     """
     #define QASCORE_HASH_SEED 0x2545F4914F6CDD1DULL
     #define QASCORE_TOP_BIT64 0x8000000000000000ULL
+
+    /* The 128-bit product of a and b folded to 64 bits (low half XOR high half): every bit of
+       either factor reaches every bit of the result, in one multiplication. */
+    static inline uint64_t qascore_fold_mul(uint64_t a, uint64_t b) {
+    #if defined(__SIZEOF_INT128__)
+        unsigned __int128 p = (unsigned __int128)a * b;
+        return (uint64_t)p ^ (uint64_t)(p >> 64);
+    #else
+        uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+        uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+        uint64_t middle = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+        uint64_t low = (middle << 32) | (p00 & 0xFFFFFFFFu);
+        uint64_t high = p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
+        return low ^ high;
+    #endif
+    }
     """
     const uint64_t HASH_SEED "QASCORE_HASH_SEED"
     const uint64_t TOP_BIT64 "QASCORE_TOP_BIT64"
+    uint64_t fold_mul "qascore_fold_mul"(uint64_t a, uint64_t b) noexcept nogil
 
 
 cdef inline uint64_t hash_mix(uint64_t h, uint64_t word) noexcept nogil:
-    h = (h ^ word) * 0xFF51AFD7ED558CCDULL
-    return h ^ (h >> 32)
+    """A token's hash after one more of its 8-byte words, not its last (hash_last)."""
+    return fold_mul(h ^ word, 0xFF51AFD7ED558CCDULL)
 
 
-cdef inline uint64_t hash_end(uint64_t h, int64_t n) noexcept nogil:
-    return hash_mix(h, <uint64_t>n * 0x9E3779B97F4A7C15ULL)
+cdef inline uint64_t hash_last(uint64_t h, uint64_t word, int64_t n) noexcept nogil:
+    """A token's hash from its last word (zero padded) and its length n: one multiplication
+    for a token of up to 8 bytes (most words), the length folded into the multiplier."""
+    return fold_mul(h ^ word, 0x9E3779B97F4A7C15ULL ^ <uint64_t>n)
 
 
 cdef inline uint64_t hash_token(const uint8_t *s, int64_t n) noexcept nogil:
-    """Multiplicative hash over 8-byte words, the last one zero padded, then the length (s has
-    SLACK readable bytes past n; n > 0). scan_rouge_text computes the same while it reads."""
+    """Hash over 8-byte words, the last one zero padded and mixed with the length (s has SLACK
+    readable bytes past n; n > 0). The readers compute the same while they read."""
     cdef uint64_t h = HASH_SEED
     cdef int64_t i = 0
-    while i < n:
-        h = hash_mix(h, qascore_load_word(s + i, n - i))
+    while i + 8 < n:
+        h = hash_mix(h, qascore_load_word(s + i, 8))
         i += 8
-    return hash_end(h, n)
+    return hash_last(h, qascore_load_word(s + i, n - i), n)
 
 
 cdef inline bint same_tail(const uint8_t *a, const uint8_t *b, int64_t n) noexcept nogil:
@@ -753,7 +772,7 @@ cdef inline int64_t next_bitmap_token(const CodeUnit *text, int64_t n, RougeCurs
             word = narrow_units(text + start, length, True)
         word = qascore_lower_token_bytes(word)
         memcpy(token, &word, 8)
-        hash[0] = hash_end(hash_mix(h, word), length)
+        hash[0] = hash_last(h, word, length)
         prefix[0] = word
         return length
     k = 0
@@ -764,7 +783,7 @@ cdef inline int64_t next_bitmap_token(const CodeUnit *text, int64_t n, RougeCurs
         k += 8
     word = qascore_lower_token_bytes(token_word(text, n, start + k, length - k))
     memcpy(token + k, &word, 8)
-    hash[0] = hash_end(hash_mix(h, word), length)
+    hash[0] = hash_last(h, word, length)
     prefix[0] = word if length <= 8 else qascore_load_word(token, 8)
     return length
 
@@ -805,6 +824,6 @@ cdef inline int64_t next_code_point_token(const CodeUnit *text, int64_t n, Rouge
         push_byte(token, &length, byte, &word, &h)
         i += 1
     cursor.pos = i
-    hash[0] = hash_end(hash_mix(h, word), length)
+    hash[0] = hash_last(h, word, length)
     prefix[0] = word if length <= 8 else qascore_load_word(token, 8)
     return length
