@@ -102,6 +102,15 @@ cdef void worker_give_back(Worker *w, bint keep) noexcept:
         worker_free(w)
 
 
+def _free_idle_workers():
+    """Free the workers kept between calls (tests use it to start a call on a fresh worker,
+    whose table is small and grows)."""
+    global _n_idle
+    while _n_idle > 0:
+        _n_idle -= 1
+        worker_free(_idle_workers[_n_idle])
+
+
 cdef int64_t read_tokens_of(Worker *w, const CodeUnit *text, int64_t n, bint intern, int32_t *out) noexcept nogil:
     cdef int64_t length, count = 0
     cdef uint64_t h, prefix

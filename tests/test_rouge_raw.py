@@ -13,7 +13,7 @@ from test_text_corpus import all_texts, msmarco_pairs
 
 from qascore._kernels.lcs import lcs_lengths
 from qascore._kernels.ngram import clipped_ngram_matches
-from qascore._kernels.rouge_raw import pair_rouge_counts, rouge_counts
+from qascore._kernels.rouge_raw import _free_idle_workers, pair_rouge_counts, rouge_counts
 from qascore.text import RougeTokenizer, Vocabulary
 
 TOKENIZER = RougeTokenizer()
@@ -156,6 +156,23 @@ def test_long_tokens_alike_but_for_their_tails_stay_distinct(length):
     reference = " ".join(rng.choice(words[::2] + [common.lower() + "ww"], 500))
     matches, lcs, n_p, n_r = reference_counts(prediction, reference, 1)
     assert_same_counts(raw_counts([prediction], [reference], max_order=1), (np.array([matches]), [lcs], [n_p], [n_r]))
+
+
+@pytest.mark.parametrize("storage", ["latin1", "ucs2", "ucs4", "code points"])
+def test_tokens_read_before_the_table_grows_are_found_after_it(storage):
+    """A fresh worker's table starts small and grows (rehashing its tokens by hash_token) while a
+    long reference is read; the tokens read before it grew, of every length up to 17 bytes
+    (words of 8 and 16 bytes end exactly on a word), must be found by the hash the reader
+    computes as it reads them again after."""
+    _free_idle_workers()
+    early = ["abcdefghijklmnopq"[:k] for k in range(1, 18)] + ["ABCDEFGH", "Abcdefghijklmnop", "12345678"]
+    filler = [f"f{i:05d}" for i in range(600)]  # 600 more types: the table grows at least once
+    # a Kelvin sign sends the text to the code-point reader, which hashes byte by byte
+    wide = {"latin1": "", "ucs2": " \u2014", "ucs4": " \U0001F600", "code points": " \u212a"}[storage]
+    reference = " ".join(early + filler + early) + wide
+    prediction = " ".join(early[::-1] + early + filler[::7]) + wide
+    matches, lcs, n_p, n_r = reference_counts(prediction, reference, 2)
+    assert_same_counts(raw_counts([prediction], [reference], max_order=2), (np.array([matches]), [lcs], [n_p], [n_r]))
 
 
 def test_workers_kept_between_calls_serve_short_pairs_after_long_ones():
