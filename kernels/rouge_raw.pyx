@@ -172,20 +172,19 @@ cdef int64_t lcs_of_shared_tokens(Worker *w, int32_t *pred, int64_t lp, int32_t 
     shared is a coin toss, and a branch on it was a tenth of the LCS time."""
     cdef int64_t i, kept = 0
     cdef int32_t token
-    cdef bint shared
     cdef uint8_t *keep
-    if not buffer_reserve(&w.keep, n_types + 1) or scratch_fit_vocab(w.lcs, n_types + 1) != 0:
+    if not buffer_reserve(&w.keep, n_types + 2) or scratch_fit_vocab(w.lcs, n_types + 1) != 0:
         return -1
-    keep = <uint8_t *>w.keep.data
-    memset(keep, 0, n_types + 1)
-    for i in range(lp):  # a token the reference lacks (-1, or n_types) marks the spare entry keep[n_types]
+    # keep[-1 .. n_types]: a token the reference lacks (-1, or n_types under n-grams) marks a
+    # spare entry at either end, indexed as it is; choosing the index made GCC branch on it
+    keep = <uint8_t *>w.keep.data + 1
+    memset(keep - 1, 0, n_types + 2)
+    for i in range(lp):
         token = pred[i]
-        shared = <uint32_t>token < <uint32_t>n_types
-        keep[token if shared else n_types] = 1
+        keep[token] = 1
         pred[kept] = token
-        kept += shared
+        kept += <uint32_t>token < <uint32_t>n_types
     lp = kept
-    keep[n_types] = 0
     kept = 0
     for i in range(lr):
         token = ref[i]
