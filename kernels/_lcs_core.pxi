@@ -1,6 +1,6 @@
 # Shared C-level core of the LCS kernels, included by lcs.pyx and rouge_pair.pyx (Cython has no
 # cross-extension inlining without a package-level .pxd; an include keeps one source of truth).
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memset
 
@@ -30,8 +30,8 @@ ctypedef struct Scratch:
     Py_ssize_t mark_cap
     Py_ssize_t* text_rows   # the distinct-token index of each text token present in the pattern
     unsigned char* carries  # carry into the current block of words, one per text token
-    Py_ssize_t* active      # the text tokens a block's sweep visits (see lcs_multi_word)
-    int32_t* active_block   # and the match block of each
+    int64_t* active         # the text tokens a block's sweep visits (see lcs_multi_word), each
+                            # packed with its match block (active_text_tokens)
     Py_ssize_t text_cap
     int32_t* block_of       # [token]: its match block in pm in the group being swept, 0 (all zeros) if none
     Py_ssize_t block_of_cap
@@ -85,7 +85,6 @@ cdef void scratch_free(Scratch* s) noexcept nogil:
     free(s.text_rows)
     free(s.carries)
     free(s.active)
-    free(s.active_block)
     free(s.block_of)
     free(s.block_token)
     free(s.group_first)
@@ -263,13 +262,14 @@ cdef inline Py_ssize_t active_text_tokens(const Scratch* s, Py_ssize_t nt) noexc
     """Into ``s.active``, the text tokens that can change the selected group's words (select_group):
     their token occurs in the group or a carry comes in from the group below. Any other leaves
     V as it is (U = 0 and V + 0 = V), and in long texts of many distinct words most are such.
-    Branch-free: every index is written, the count moves only for the kept ones."""
+    Each entry is ``j << 32 | 8 * block``, the token's index and the first word of its match
+    block in ``s.pm``: one array to walk leaves the sweep's registers to its eight words.
+    Branch-free: every entry is written, the count moves only for the kept ones."""
     cdef Py_ssize_t j, na = 0
     cdef int32_t b
     for j in range(nt):
         b = s.block_of[s.text_rows[j]]
-        s.active[na] = j
-        s.active_block[na] = 8 * b
+        s.active[na] = (<int64_t>j << 32) | (8 * b)
         na += (b | s.carries[j]) != 0
     return na
 
@@ -280,8 +280,7 @@ cdef inline int64_t sweep_eight(Scratch* s, Py_ssize_t na) noexcept nogil:
     returns the ones of ~V."""
     # The fields in locals: a byte store (the carry) may alias the struct, and the compiler would
     # reload each field after it, every token.
-    cdef const Py_ssize_t* active = s.active
-    cdef const int32_t* active_block = s.active_block
+    cdef const int64_t* active = s.active
     cdef unsigned char* carries = s.carries
     cdef const uint64_t* pm = s.pm
     cdef Py_ssize_t a, j
@@ -290,8 +289,8 @@ cdef inline int64_t sweep_eight(Scratch* s, Py_ssize_t na) noexcept nogil:
     cdef unsigned char c
     v0 = v1 = v2 = v3 = v4 = v5 = v6 = v7 = ALL_ONES
     for a in range(na):
-        j = active[a]
-        row = &pm[active_block[a]]
+        j = active[a] >> 32
+        row = &pm[<uint32_t>active[a]]
         c = carries[j]
         hyyro4(&v0, &v1, &v2, &v3, row, &c)
         hyyro4(&v4, &v5, &v6, &v7, &row[4], &c)
@@ -302,8 +301,7 @@ cdef inline int64_t sweep_eight(Scratch* s, Py_ssize_t na) noexcept nogil:
 
 cdef inline int64_t sweep_four(Scratch* s, Py_ssize_t na) noexcept nogil:
     """sweep_eight on a group's first four words (the others are past the pattern)."""
-    cdef const Py_ssize_t* active = s.active  # locals: see sweep_eight
-    cdef const int32_t* active_block = s.active_block
+    cdef const int64_t* active = s.active  # locals: see sweep_eight
     cdef unsigned char* carries = s.carries
     cdef const uint64_t* pm = s.pm
     cdef Py_ssize_t a, j
@@ -311,26 +309,25 @@ cdef inline int64_t sweep_four(Scratch* s, Py_ssize_t na) noexcept nogil:
     cdef unsigned char c
     v0 = v1 = v2 = v3 = ALL_ONES
     for a in range(na):
-        j = active[a]
+        j = active[a] >> 32
         c = carries[j]
-        hyyro4(&v0, &v1, &v2, &v3, &pm[active_block[a]], &c)
+        hyyro4(&v0, &v1, &v2, &v3, &pm[<uint32_t>active[a]], &c)
         carries[j] = c
     return popcount64(~v0) + popcount64(~v1) + popcount64(~v2) + popcount64(~v3)
 
 
 cdef inline int64_t sweep_one(Scratch* s, Py_ssize_t na) noexcept nogil:
     """sweep_eight on a group's first word."""
-    cdef const Py_ssize_t* active = s.active  # locals: see sweep_eight
-    cdef const int32_t* active_block = s.active_block
+    cdef const int64_t* active = s.active  # locals: see sweep_eight
     cdef unsigned char* carries = s.carries
     cdef const uint64_t* pm = s.pm
     cdef Py_ssize_t a, j
     cdef uint64_t v0 = ALL_ONES
     cdef unsigned char c
     for a in range(na):
-        j = active[a]
+        j = active[a] >> 32
         c = carries[j]
-        v0 = hyyro_step(v0, pm[active_block[a]], &c)
+        v0 = hyyro_step(v0, pm[<uint32_t>active[a]], &c)
         carries[j] = c
     return popcount64(~v0)
 
@@ -357,13 +354,11 @@ cdef inline int64_t lcs_multi_word(const int32_t* p, Py_ssize_t m, const int32_t
         free(s.text_rows)
         free(s.carries)
         free(s.active)
-        free(s.active_block)
         s.text_rows = <Py_ssize_t*>malloc(n * sizeof(Py_ssize_t))
         s.carries = <unsigned char*>malloc(n)
-        s.active = <Py_ssize_t*>malloc(n * sizeof(Py_ssize_t))
-        s.active_block = <int32_t*>malloc(n * sizeof(int32_t))
+        s.active = <int64_t*>malloc(n * sizeof(int64_t))
         s.text_cap = n
-        if s.text_rows == NULL or s.carries == NULL or s.active == NULL or s.active_block == NULL:
+        if s.text_rows == NULL or s.carries == NULL or s.active == NULL:
             s.text_cap = 0
             if not dense:
                 clear_match_rows(p, m, s)
