@@ -153,49 +153,48 @@ cdef extern from *:
 
     #if defined(__SSE2__) && defined(__x86_64__)
     #define QASCORE_SSE2_UNITS 1
+    /* Token flags (lanes of 0 or 0xFFFF) of eight 16-bit code units; *found |= lanes holding
+       U+0130 or U+212A. Units at or above 0x8000 are negative as signed lanes: below every bound. */
+    static inline __m128i qascore_alnum_lanes16(__m128i x, __m128i *found) {
+        __m128i lower = _mm_or_si128(x, _mm_set1_epi16(0x20));
+        __m128i letter = _mm_and_si128(_mm_cmpgt_epi16(lower, _mm_set1_epi16('a' - 1)),
+                                       _mm_cmplt_epi16(lower, _mm_set1_epi16('z' + 1)));
+        __m128i digit = _mm_and_si128(_mm_cmpgt_epi16(x, _mm_set1_epi16('0' - 1)),
+                                      _mm_cmplt_epi16(x, _mm_set1_epi16('9' + 1)));
+        *found = _mm_or_si128(*found, _mm_or_si128(_mm_cmpeq_epi16(x, _mm_set1_epi16(0x130)),
+                                                   _mm_cmpeq_epi16(x, _mm_set1_epi16(0x212A))));
+        return _mm_or_si128(letter, digit);
+    }
+
     /* Flags of text[i : i + 64] as bits, bit k for unit i + k; *special |= any unit is U+0130
-       or U+212A. Units at or above 0x8000 are negative as signed lanes: below every bound. */
+       or U+212A. Two vectors of lanes packed to bytes give sixteen flags per movemask. */
     static inline uint64_t qascore_alnum_bits64_ucs2(const uint16_t *text, int64_t i, int *special) {
         uint64_t bits = 0;
         __m128i found = _mm_setzero_si128();
-        for (int k = 0; k < 8; k++) {
-            __m128i x = _mm_loadu_si128((const __m128i *)(text + i + 8 * k));
-            __m128i lower = _mm_or_si128(x, _mm_set1_epi16(0x20));
-            __m128i letter = _mm_and_si128(_mm_cmpgt_epi16(lower, _mm_set1_epi16('a' - 1)),
-                                           _mm_cmplt_epi16(lower, _mm_set1_epi16('z' + 1)));
-            __m128i digit = _mm_and_si128(_mm_cmpgt_epi16(x, _mm_set1_epi16('0' - 1)),
-                                          _mm_cmplt_epi16(x, _mm_set1_epi16('9' + 1)));
-            __m128i flags = _mm_or_si128(letter, digit);
-            found = _mm_or_si128(found, _mm_or_si128(_mm_cmpeq_epi16(x, _mm_set1_epi16(0x130)),
-                                                     _mm_cmpeq_epi16(x, _mm_set1_epi16(0x212A))));
-            /* lanes are 0 or 0xFFFF: packed to bytes, the low 8 mask bits are one per unit */
-            bits |= (uint64_t)(_mm_movemask_epi8(_mm_packs_epi16(flags, flags)) & 0xFF) << (8 * k);
+        for (int k = 0; k < 4; k++) {
+            const uint16_t *p = text + i + 16 * k;
+            __m128i low = qascore_alnum_lanes16(_mm_loadu_si128((const __m128i *)p), &found);
+            __m128i high = qascore_alnum_lanes16(_mm_loadu_si128((const __m128i *)(p + 8)), &found);
+            bits |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_packs_epi16(low, high)) << (16 * k);
         }
         *special |= _mm_movemask_epi8(found) != 0;
         return bits;
     }
 
-    /* The same for UCS-4, four units per compare. Code points (at most 0x10FFFF) are positive
-       as signed 32-bit lanes, so the bounds compare them whole. */
+    /* The same for UCS-4, each eight units first packed to 16-bit lanes with signed saturation:
+       code points (at most 0x10FFFF) are positive, those from 0x8000 up become 0x7FFF, which is
+       neither a token unit nor U+0130 or U+212A, and every smaller one keeps its value. */
+    static inline __m128i qascore_pack_ucs4(const uint32_t *p) {
+        return _mm_packs_epi32(_mm_loadu_si128((const __m128i *)p), _mm_loadu_si128((const __m128i *)(p + 4)));
+    }
     static inline uint64_t qascore_alnum_bits64_ucs4(const uint32_t *text, int64_t i, int *special) {
         uint64_t bits = 0;
-        __m128i found = _mm_setzero_si128(), flags[4];
+        __m128i found = _mm_setzero_si128();
         for (int k = 0; k < 4; k++) {
-            for (int j = 0; j < 4; j++) {
-                __m128i x = _mm_loadu_si128((const __m128i *)(text + i + 16 * k + 4 * j));
-                __m128i lower = _mm_or_si128(x, _mm_set1_epi32(0x20));
-                __m128i letter = _mm_and_si128(_mm_cmpgt_epi32(lower, _mm_set1_epi32('a' - 1)),
-                                               _mm_cmplt_epi32(lower, _mm_set1_epi32('z' + 1)));
-                __m128i digit = _mm_and_si128(_mm_cmpgt_epi32(x, _mm_set1_epi32('0' - 1)),
-                                              _mm_cmplt_epi32(x, _mm_set1_epi32('9' + 1)));
-                flags[j] = _mm_or_si128(letter, digit);
-                found = _mm_or_si128(found, _mm_or_si128(_mm_cmpeq_epi32(x, _mm_set1_epi32(0x130)),
-                                                         _mm_cmpeq_epi32(x, _mm_set1_epi32(0x212A))));
-            }
-            /* lanes of 0 or all ones stay so packed to 16 and then 8 bits: one byte per unit */
-            __m128i packed = _mm_packs_epi16(_mm_packs_epi32(flags[0], flags[1]),
-                                             _mm_packs_epi32(flags[2], flags[3]));
-            bits |= (uint64_t)(uint16_t)_mm_movemask_epi8(packed) << (16 * k);
+            const uint32_t *p = text + i + 16 * k;
+            __m128i low = qascore_alnum_lanes16(qascore_pack_ucs4(p), &found);
+            __m128i high = qascore_alnum_lanes16(qascore_pack_ucs4(p + 8), &found);
+            bits |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_packs_epi16(low, high)) << (16 * k);
         }
         *special |= _mm_movemask_epi8(found) != 0;
         return bits;
@@ -210,8 +209,7 @@ cdef extern from *:
         return w & (~(uint64_t)0 >> ((64 - 8 * keep) & 63));
     }
     static inline uint64_t qascore_narrow8_ucs4(const uint32_t *p, int64_t keep) {
-        __m128i units16 = _mm_packs_epi32(_mm_loadu_si128((const __m128i *)p),
-                                          _mm_loadu_si128((const __m128i *)(p + 4)));
+        __m128i units16 = qascore_pack_ucs4(p);
         uint64_t w = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(units16, units16));
         return w & (~(uint64_t)0 >> ((64 - 8 * keep) & 63));
     }

@@ -88,10 +88,12 @@ def test_long_texts_use_the_multi_word_lcs(a, b):
 
 # A separator that sets how each text is stored: Latin-1, UCS-2 and UCS-4 (read off a bitmap
 # like Latin-1), UCS-2 or UCS-4 holding U+212A or U+0130 (read code point by code point). The
-# highest code points saturate the packs that narrow UCS-2 and UCS-4 units to bytes.
+# highest code points saturate the packs that narrow UCS-2 and UCS-4 units to bytes; U+10041,
+# whose low 16 bits are "A", is a separator only if UCS-4 units saturate instead of truncating.
 STORAGE_SEPARATORS = {"latin1": "\xe9", "ucs2": "\u2019", "ucs2-kelvin": "\u212a", "ucs2-dotted-i": " \u0130",
                       "ucs2-high": "\uffff\u8000", "ucs4": "\U0001f600", "ucs4-high": "\U0010ffff\u8000",
-                      "ucs4-kelvin": "\U0001f600\u212a", "ucs4-dotted-i": "\U0001f600\u0130"}
+                      "ucs4-low-ascii": "\U00010041", "ucs4-kelvin": "\U0001f600\u212a",
+                      "ucs4-dotted-i": "\U0001f600\u0130"}
 
 
 @pytest.mark.parametrize("storage", sorted(STORAGE_SEPARATORS))
