@@ -213,6 +213,29 @@ cdef extern from *:
         uint64_t w = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(units16, units16));
         return w & (~(uint64_t)0 >> ((64 - 8 * keep) & 63));
     }
+
+    /* Any of the eight 16-bit lanes U+0130 or U+212A. */
+    static inline int qascore_special_lanes16(__m128i x) {
+        return _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi16(x, _mm_set1_epi16(0x130)),
+                                              _mm_cmpeq_epi16(x, _mm_set1_epi16(0x212A)))) != 0;
+    }
+
+    /* Sixteen units packed to bytes, stored at out; 1 when one of them is U+0130 or U+212A (x
+       and y: eight 16-bit lanes each, units from 0x8000 up negative or saturated). Bytes are
+       the units up to 0xFF, 0xFF for those up to 0x7FFF (the two among them) and 0 above: a
+       vector without a 0xFF byte needs no closer look. */
+    static inline int qascore_store_latin1_16(__m128i x, __m128i y, uint8_t *out) {
+        __m128i bytes = _mm_packus_epi16(x, y);
+        _mm_storeu_si128((__m128i *)out, bytes);
+        if (!_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8((char)0xFF))))
+            return 0;
+        return qascore_special_lanes16(x) | qascore_special_lanes16(y);
+    }
+    #define QASCORE_LATIN1_UCS2(text, i, out) \
+        qascore_store_latin1_16(_mm_loadu_si128((const __m128i *)((text) + (i))), \
+                                _mm_loadu_si128((const __m128i *)((text) + (i) + 8)), (out) + (i))
+    #define QASCORE_LATIN1_UCS4(text, i, out) \
+        qascore_store_latin1_16(qascore_pack_ucs4((text) + (i)), qascore_pack_ucs4((text) + (i) + 8), (out) + (i))
     #else
     /* Never called (QASCORE_SSE2_UNITS is 0): the plain loops in _rouge_scan.pxi serve. */
     #define QASCORE_SSE2_UNITS 0
@@ -220,7 +243,26 @@ cdef extern from *:
     static inline uint64_t qascore_alnum_bits64_ucs4(const uint32_t *t, int64_t i, int *s) { (void)t; (void)i; (void)s; return 0; }
     static inline uint64_t qascore_narrow8_ucs2(const uint16_t *p, int64_t keep) { (void)p; (void)keep; return 0; }
     static inline uint64_t qascore_narrow8_ucs4(const uint32_t *p, int64_t keep) { (void)p; (void)keep; return 0; }
+    #define QASCORE_LATIN1_UCS2(text, i, out) 0
+    #define QASCORE_LATIN1_UCS4(text, i, out) 0
     #endif
+
+    /* A UCS-2 or UCS-4 text as bytes for the rouge token rule (latin1_of_units). */
+    #define QASCORE_LATIN1_OF_UNITS(NAME, UNIT, VECTOR16) \
+    static inline int NAME(const UNIT *text, int64_t n, uint8_t *out) { \
+        int64_t i = 0; \
+        if (QASCORE_SSE2_UNITS) \
+            for (; i + 16 <= n; i += 16) \
+                if (VECTOR16(text, i, out)) return 1; \
+        for (; i < n; i++) { \
+            uint32_t c = text[i]; \
+            if (c == 0x130 || c == 0x212A) return 1; \
+            out[i] = c < 0x100 ? (uint8_t)c : 0xFF; \
+        } \
+        return 0; \
+    }
+    QASCORE_LATIN1_OF_UNITS(qascore_latin1_of_ucs2, uint16_t, QASCORE_LATIN1_UCS2)
+    QASCORE_LATIN1_OF_UNITS(qascore_latin1_of_ucs4, uint32_t, QASCORE_LATIN1_UCS4)
 
     """
     int qascore_unicode_ready(object o) except -1
@@ -243,6 +285,8 @@ cdef extern from *:
     uint64_t qascore_alnum_bits64_ucs4(const uint32_t *text, int64_t i, int *special) noexcept nogil
     uint64_t qascore_narrow8_ucs2(const uint16_t *p, int64_t keep) noexcept nogil
     uint64_t qascore_narrow8_ucs4(const uint32_t *p, int64_t keep) noexcept nogil
+    int qascore_latin1_of_ucs2(const uint16_t *text, int64_t n, uint8_t *out) noexcept nogil
+    int qascore_latin1_of_ucs4(const uint32_t *text, int64_t n, uint8_t *out) noexcept nogil
     int qascore_ctz "__builtin_ctzll"(unsigned long long) noexcept nogil
     bint Py_UNICODE_ISSPACE(uint32_t code) noexcept nogil  # what str.split() and str.isspace() use
 
@@ -667,6 +711,29 @@ cdef inline uint64_t narrow_units(const CodeUnit *p, int64_t keep, bint full) no
     for k in range(min(keep, 8)):
         word |= qascore_byte_in_word(<uint8_t>p[k], k)
     return word
+
+
+cdef inline const uint8_t *latin1_of_units(const CodeUnit *text, int64_t n, GrowBuffer *bytes,
+                                            bint *out_of_memory) noexcept nogil:
+    """A UCS-2 or UCS-4 text (no Latin-1 one) as bytes under the rouge token rule, in ``bytes``
+    (1-byte items): each unit up to 0xFF as itself, every other one a separator byte (0xFF or
+    0); NULL when the text holds U+0130 or U+212A (read it code point by code point) or when
+    memory runs out (*out_of_memory). Read as Latin-1 it gives the same tokens, since only
+    ASCII letters and digits and those two code points make tokens, and its tokens then need no
+    narrowing, each a masked load from a quarter or half of the memory."""
+    out_of_memory[0] = not buffer_reserve(bytes, n + 16)
+    if out_of_memory[0]:
+        return NULL
+    cdef uint8_t *out = <uint8_t *>bytes.data
+    if CodeUnit is uint16_t:
+        if qascore_latin1_of_ucs2(text, n, out):
+            return NULL
+    elif CodeUnit is uint32_t:
+        if qascore_latin1_of_ucs4(text, n, out):
+            return NULL
+    else:
+        return NULL
+    return out
 
 
 cdef inline bint rouge_cursor_init(RougeCursor *cursor, const CodeUnit *text, int64_t n,

@@ -41,6 +41,7 @@ cdef struct Worker:
     Table table  # the current pair's reference tokens -> ids 0, 1, ...
     GrowBuffer token  # uint8: the token being read
     GrowBuffer bitmap  # uint64: a text's token bitmap and spans (rouge_cursor_init)
+    GrowBuffer latin1  # uint8: a UCS-2 or UCS-4 text as bytes (latin1_of_units)
     GrowBuffer ref_ids  # int32
     GrowBuffer pred_ids  # int32; -1 for a token the reference lacks
     GrowBuffer keep  # uint8 per reference type: also in the prediction
@@ -55,6 +56,7 @@ cdef void worker_free(Worker *w) noexcept nogil:
     table_free(&w.table)
     free(w.token.data)
     free(w.bitmap.data)
+    free(w.latin1.data)
     free(w.ref_ids.data)
     free(w.pred_ids.data)
     free(w.keep.data)
@@ -69,6 +71,7 @@ cdef Worker *worker_new() noexcept nogil:
         return NULL
     w.token.item_size = 1
     w.bitmap.item_size = sizeof(uint64_t)
+    w.latin1.item_size = 1
     w.ref_ids.item_size = sizeof(int32_t)
     w.pred_ids.item_size = sizeof(int32_t)
     w.keep.item_size = 1
@@ -139,9 +142,19 @@ cdef int64_t read_tokens(Worker *w, const TextRef *text, bint intern, GrowBuffer
     # a token takes at least one code point
     if not buffer_reserve(&w.token, text.length + 1) or not buffer_reserve(out, text.length + 1):
         return -1
+    cdef const uint8_t *latin1
+    cdef bint out_of_memory
     if text.kind == 1:
         return read_tokens_of(w, <const uint8_t *>text.data, text.length, intern, <int32_t *>out.data)
     if text.kind == 2:
+        latin1 = latin1_of_units(<const uint16_t *>text.data, text.length, &w.latin1, &out_of_memory)
+    else:
+        latin1 = latin1_of_units(<const uint32_t *>text.data, text.length, &w.latin1, &out_of_memory)
+    if out_of_memory:
+        return -1
+    if latin1 != NULL:
+        return read_tokens_of(w, latin1, text.length, intern, <int32_t *>out.data)
+    if text.kind == 2:  # U+0130 or U+212A: code point by code point
         return read_tokens_of(w, <const uint16_t *>text.data, text.length, intern, <int32_t *>out.data)
     return read_tokens_of(w, <const uint32_t *>text.data, text.length, intern, <int32_t *>out.data)
 

@@ -83,6 +83,7 @@ cdef struct Chunk:
     GrowBuffer ids  # int32 raw ids; in a parallel run -1 - (local id) for a token the shared table lacked
     GrowBuffer token  # uint8: the token being built
     GrowBuffer bitmap  # uint64: the token bitmap and spans of the current text (rouge rule)
+    GrowBuffer latin1  # uint8: a UCS-2 or UCS-4 text as bytes (latin1_of_units, rouge rule)
     Table local  # parallel runs: the chunk's tokens absent from the shared table, in first-seen order
     bint has_local
     bint failed
@@ -182,7 +183,15 @@ cdef inline bint scan_generic_text(Table *shared, Chunk *chunk, const CodeUnit *
 
 cdef inline bint scan_text(Table *shared, Chunk *chunk, const CodeUnit *text, int64_t n, int mode,
                            const uint8_t *classes, bint parallel) noexcept nogil:
+    cdef const uint8_t *latin1
+    cdef bint out_of_memory
     if mode == MODE_ROUGE:
+        if CodeUnit is not uint8_t:  # read as Latin-1 unless it holds U+0130 or U+212A
+            latin1 = latin1_of_units(text, n, &chunk.latin1, &out_of_memory)
+            if out_of_memory:
+                return False
+            if latin1 != NULL:
+                return scan_rouge_text(shared, chunk, latin1, n, parallel)
         return scan_rouge_text(shared, chunk, text, n, parallel)
     return scan_generic_text(shared, chunk, text, n, mode, classes, parallel)
 
@@ -243,6 +252,7 @@ cdef void free_chunk(Chunk *chunk) noexcept nogil:
     free(chunk.ids.data)
     free(chunk.token.data)
     free(chunk.bitmap.data)
+    free(chunk.latin1.data)
     if chunk.has_local:
         table_free(&chunk.local)
 
@@ -305,6 +315,7 @@ def encode_raw(list texts, RawInterner interner, int n_jobs, int mode=MODE_ROUGE
             chunks[c].ids.item_size = sizeof(int32_t)
             chunks[c].token.item_size = 1
             chunks[c].bitmap.item_size = sizeof(uint64_t)
+            chunks[c].latin1.item_size = 1
             if n_chunks > 1:
                 chunks[c].has_local = table_init(&chunks[c].local)
                 if not chunks[c].has_local:
