@@ -143,75 +143,15 @@ cdef extern from *:
 
 
     /* UCS-2 and UCS-4 text, whose token code units are ASCII letters and digits except two
-       (U+0130 ends its token, U+212A is 'k'): the bitmap functions flag the ASCII ones and report
-       the two, and a text holding neither is read like Latin-1 text, eight units narrowed to
-       eight bytes at a time. */
-    static inline int qascore_special_unit(uint32_t c) { return c == 0x130 || c == 0x212A; }
-    static inline uint64_t qascore_alnum_bit_unit(uint32_t c) {
-        return (c < 0x80) && ((uint32_t)((c | 0x20) - 'a') < 26 || (uint32_t)(c - '0') < 10);
-    }
-
+       (U+0130 ends its token, U+212A is 'k'): a text holding neither is packed to bytes (each
+       unit up to 0xFF as itself, every other one a separator byte) and read as Latin-1. */
     #if defined(__SSE2__) && defined(__x86_64__)
     #define QASCORE_SSE2_UNITS 1
-    /* Token flags (lanes of 0 or 0xFFFF) of eight 16-bit code units; *found |= lanes holding
-       U+0130 or U+212A. Units at or above 0x8000 are negative as signed lanes: below every bound. */
-    static inline __m128i qascore_alnum_lanes16(__m128i x, __m128i *found) {
-        __m128i lower = _mm_or_si128(x, _mm_set1_epi16(0x20));
-        __m128i letter = _mm_and_si128(_mm_cmpgt_epi16(lower, _mm_set1_epi16('a' - 1)),
-                                       _mm_cmplt_epi16(lower, _mm_set1_epi16('z' + 1)));
-        __m128i digit = _mm_and_si128(_mm_cmpgt_epi16(x, _mm_set1_epi16('0' - 1)),
-                                      _mm_cmplt_epi16(x, _mm_set1_epi16('9' + 1)));
-        *found = _mm_or_si128(*found, _mm_or_si128(_mm_cmpeq_epi16(x, _mm_set1_epi16(0x130)),
-                                                   _mm_cmpeq_epi16(x, _mm_set1_epi16(0x212A))));
-        return _mm_or_si128(letter, digit);
-    }
-
-    /* Flags of text[i : i + 64] as bits, bit k for unit i + k; *special |= any unit is U+0130
-       or U+212A. Two vectors of lanes packed to bytes give sixteen flags per movemask. */
-    static inline uint64_t qascore_alnum_bits64_ucs2(const uint16_t *text, int64_t i, int *special) {
-        uint64_t bits = 0;
-        __m128i found = _mm_setzero_si128();
-        for (int k = 0; k < 4; k++) {
-            const uint16_t *p = text + i + 16 * k;
-            __m128i low = qascore_alnum_lanes16(_mm_loadu_si128((const __m128i *)p), &found);
-            __m128i high = qascore_alnum_lanes16(_mm_loadu_si128((const __m128i *)(p + 8)), &found);
-            bits |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_packs_epi16(low, high)) << (16 * k);
-        }
-        *special |= _mm_movemask_epi8(found) != 0;
-        return bits;
-    }
-
-    /* The same for UCS-4, each eight units first packed to 16-bit lanes with signed saturation:
-       code points (at most 0x10FFFF) are positive, those from 0x8000 up become 0x7FFF, which is
-       neither a token unit nor U+0130 or U+212A, and every smaller one keeps its value. */
+    /* Eight UCS-4 units packed to 16-bit lanes with signed saturation: code points (at most
+       0x10FFFF) are positive, those from 0x8000 up become 0x7FFF, and every smaller one keeps
+       its value (U+0130 and U+212A among them). */
     static inline __m128i qascore_pack_ucs4(const uint32_t *p) {
         return _mm_packs_epi32(_mm_loadu_si128((const __m128i *)p), _mm_loadu_si128((const __m128i *)(p + 4)));
-    }
-    static inline uint64_t qascore_alnum_bits64_ucs4(const uint32_t *text, int64_t i, int *special) {
-        uint64_t bits = 0;
-        __m128i found = _mm_setzero_si128();
-        for (int k = 0; k < 4; k++) {
-            const uint32_t *p = text + i + 16 * k;
-            __m128i low = qascore_alnum_lanes16(qascore_pack_ucs4(p), &found);
-            __m128i high = qascore_alnum_lanes16(qascore_pack_ucs4(p + 8), &found);
-            bits |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_packs_epi16(low, high)) << (16 * k);
-        }
-        *special |= _mm_movemask_epi8(found) != 0;
-        return bits;
-    }
-
-    /* Units p[0 : 8], the first keep (1 <= keep <= 8) below 0x80, as the bytes of a word, zeros
-       past keep (as qascore_load_word places bytes). Units past keep may be any code point:
-       saturated by the packs, then masked off. */
-    static inline uint64_t qascore_narrow8_ucs2(const uint16_t *p, int64_t keep) {
-        __m128i x = _mm_loadu_si128((const __m128i *)p);
-        uint64_t w = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(x, x));
-        return w & (~(uint64_t)0 >> ((64 - 8 * keep) & 63));
-    }
-    static inline uint64_t qascore_narrow8_ucs4(const uint32_t *p, int64_t keep) {
-        __m128i units16 = qascore_pack_ucs4(p);
-        uint64_t w = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(units16, units16));
-        return w & (~(uint64_t)0 >> ((64 - 8 * keep) & 63));
     }
 
     /* Any of the eight 16-bit lanes U+0130 or U+212A. */
@@ -237,12 +177,8 @@ cdef extern from *:
     #define QASCORE_LATIN1_UCS4(text, i, out) \
         qascore_store_latin1_16(qascore_pack_ucs4((text) + (i)), qascore_pack_ucs4((text) + (i) + 8), (out) + (i))
     #else
-    /* Never called (QASCORE_SSE2_UNITS is 0): the plain loops in _rouge_scan.pxi serve. */
+    /* Never expanded in a taken branch (QASCORE_SSE2_UNITS is 0): the plain loop serves. */
     #define QASCORE_SSE2_UNITS 0
-    static inline uint64_t qascore_alnum_bits64_ucs2(const uint16_t *t, int64_t i, int *s) { (void)t; (void)i; (void)s; return 0; }
-    static inline uint64_t qascore_alnum_bits64_ucs4(const uint32_t *t, int64_t i, int *s) { (void)t; (void)i; (void)s; return 0; }
-    static inline uint64_t qascore_narrow8_ucs2(const uint16_t *p, int64_t keep) { (void)p; (void)keep; return 0; }
-    static inline uint64_t qascore_narrow8_ucs4(const uint32_t *p, int64_t keep) { (void)p; (void)keep; return 0; }
     #define QASCORE_LATIN1_UCS2(text, i, out) 0
     #define QASCORE_LATIN1_UCS4(text, i, out) 0
     #endif
@@ -278,13 +214,6 @@ cdef extern from *:
     uint64_t qascore_lower_token_bytes(uint64_t w) noexcept nogil
     uint64_t qascore_alnum_bits8(const uint8_t *text, int64_t n, int64_t i) noexcept nogil
     uint64_t qascore_alnum_bits64(const uint8_t *text, int64_t n, int64_t i) noexcept nogil
-    int qascore_special_unit(uint32_t c) noexcept nogil
-    uint64_t qascore_alnum_bit_unit(uint32_t c) noexcept nogil
-    bint QASCORE_SSE2_UNITS
-    uint64_t qascore_alnum_bits64_ucs2(const uint16_t *text, int64_t i, int *special) noexcept nogil
-    uint64_t qascore_alnum_bits64_ucs4(const uint32_t *text, int64_t i, int *special) noexcept nogil
-    uint64_t qascore_narrow8_ucs2(const uint16_t *p, int64_t keep) noexcept nogil
-    uint64_t qascore_narrow8_ucs4(const uint32_t *p, int64_t keep) noexcept nogil
     int qascore_latin1_of_ucs2(const uint16_t *text, int64_t n, uint8_t *out) noexcept nogil
     int qascore_latin1_of_ucs4(const uint32_t *text, int64_t n, uint8_t *out) noexcept nogil
     int qascore_ctz "__builtin_ctzll"(unsigned long long) noexcept nogil
@@ -661,11 +590,10 @@ cdef enum:
 
 
 cdef struct RougeCursor:
-    # Where next_rouge_token is in a text: for Latin-1 text, and UCS-2 or UCS-4 text without
-    # U+0130 and U+212A, the text's token bitmap (bit i of bits[i / 64] set when code unit i
-    # belongs to a token), built once by rouge_cursor_init, and a batch of token spans read off
-    # it (rouge_cursor_refill); for a text holding either of those two (bits NULL) the next
-    # code point.
+    # Where next_rouge_token is in a text: for Latin-1 text (and wide text packed to bytes by
+    # latin1_of_units) the text's token bitmap (bit i of bits[i / 64] set when byte i belongs
+    # to a token), built once by rouge_cursor_init, and a batch of token spans read off it
+    # (rouge_cursor_refill); for UCS-2 or UCS-4 text (bits NULL) the next code point.
     int64_t pos
     const uint64_t *bits
     int64_t *starts  # SPAN_ROOM each
@@ -674,43 +602,6 @@ cdef struct RougeCursor:
     uint64_t previous_bit  # the last bit of the word before
     int64_t pending_start  # a token whose end the last refill did not reach, -1 if none
     int64_t index, count  # the next span of the batch, spans in the batch
-
-
-cdef inline uint64_t unit_bits(const CodeUnit *text, int64_t i, int64_t count, int *special) noexcept nogil:
-    """Flags of the UCS-2 or UCS-4 units text[i : i + count] (count <= 64) as bits, bit k for
-    unit i + k; *special |= any unit is U+0130 or U+212A."""
-    cdef uint64_t bits = 0
-    cdef int64_t k
-    cdef CodeUnit padded[64]
-    if QASCORE_SSE2_UNITS:
-        if count < 64:  # a text's last word: its units zero padded (a zero is neither), nothing read past it
-            memset(padded, 0, sizeof(padded))
-            memcpy(padded, text + i, count * sizeof(CodeUnit))
-            text, i = padded, 0
-        if CodeUnit is uint16_t:
-            return qascore_alnum_bits64_ucs2(text, i, special)
-        elif CodeUnit is uint32_t:
-            return qascore_alnum_bits64_ucs4(text, i, special)
-    for k in range(count):
-        bits |= qascore_alnum_bit_unit(text[i + k]) << k
-        special[0] |= qascore_special_unit(text[i + k])
-    return bits
-
-
-cdef inline uint64_t narrow_units(const CodeUnit *p, int64_t keep, bint full) noexcept nogil:
-    """UCS-2 or UCS-4 units p[0 : keep] (1 <= keep <= 8, all below 0x80) as the bytes of a
-    word, zeros past them (as qascore_load_word places bytes); reads p[0 : 8] when full, else
-    only p[0 : keep]."""
-    cdef uint64_t word = 0
-    cdef int64_t k
-    if QASCORE_SSE2_UNITS and full:
-        if CodeUnit is uint16_t:
-            return qascore_narrow8_ucs2(p, keep)
-        elif CodeUnit is uint32_t:
-            return qascore_narrow8_ucs4(p, keep)
-    for k in range(min(keep, 8)):
-        word |= qascore_byte_in_word(<uint8_t>p[k], k)
-    return word
 
 
 cdef inline const uint8_t *latin1_of_units(const CodeUnit *text, int64_t n, GrowBuffer *bytes,
@@ -725,35 +616,32 @@ cdef inline const uint8_t *latin1_of_units(const CodeUnit *text, int64_t n, Grow
     if out_of_memory[0]:
         return NULL
     cdef uint8_t *out = <uint8_t *>bytes.data
+    cdef int special = 1  # (Latin-1 text has no use for this)
     if CodeUnit is uint16_t:
-        if qascore_latin1_of_ucs2(text, n, out):
-            return NULL
+        special = qascore_latin1_of_ucs2(text, n, out)
     elif CodeUnit is uint32_t:
-        if qascore_latin1_of_ucs4(text, n, out):
-            return NULL
-    else:
-        return NULL
-    return out
+        special = qascore_latin1_of_ucs4(text, n, out)
+    return NULL if special else out
 
 
 cdef inline bint rouge_cursor_init(RougeCursor *cursor, const CodeUnit *text, int64_t n,
                                    GrowBuffer *bitmap) noexcept nogil:
     """Start reading ``text``; ``bitmap`` (8-byte items) holds the bitmap and the spans. False
-    when out of memory. Classifying the whole text first, 8 to 16 code units per compare with no
+    when out of memory. Classifying the whole text first, 16 bytes per compare with no
     dependence between words, and then reading token starts and ends off the bitmap a word at a
     time, leaves no search per token (finding each boundary by loads and compares chained
-    through the positions was the tokeniser's main cost). A UCS-2 or UCS-4 text holding U+0130
-    or U+212A is left to the code-point reader (cursor.bits NULL)."""
+    through the positions was the tokeniser's main cost). A UCS-2 or UCS-4 text is read code
+    point by code point (cursor.bits NULL): the readers pass one without U+0130 and U+212A as
+    Latin-1 bytes (latin1_of_units), so only texts holding one of those two come here wide."""
     cdef int64_t n_words = (n + 63) >> 6, k, b
     cdef uint64_t word
     cdef uint64_t *bits
-    cdef int special = 0
     cursor.pos = 0
     cursor.bits = NULL
-    if not buffer_reserve(bitmap, n_words + 1 + 2 * SPAN_ROOM):
-        return False
-    bits = <uint64_t *>bitmap.data
     if CodeUnit is uint8_t:
+        if not buffer_reserve(bitmap, n_words + 1 + 2 * SPAN_ROOM):
+            return False
+        bits = <uint64_t *>bitmap.data
         for k in range(n >> 6):
             bits[k] = qascore_alnum_bits64(text, n, 64 * k)
         for k in range(n >> 6, n_words):  # the last, partial word: no read past the text
@@ -761,20 +649,15 @@ cdef inline bint rouge_cursor_init(RougeCursor *cursor, const CodeUnit *text, in
             for b in range(((n & 63) + 7) >> 3):
                 word |= qascore_alnum_bits8(text, n, 64 * k + 8 * b) << (8 * b)
             bits[k] = word
-    else:
-        for k in range(n_words):  # the last, partial word reads no unit past the text
-            bits[k] = unit_bits(text, 64 * k, min(64, n - 64 * k), &special)
-        if special:  # U+0130 or U+212A: read code point by code point (next_rouge_token)
-            return True
-    bits[n_words] = 0  # ends a token that reaches the end of the text
-    cursor.bits = bits
-    cursor.starts = <int64_t *>&bits[n_words + 1]
-    cursor.ends = cursor.starts + SPAN_ROOM
-    cursor.word = 0
-    cursor.n_words = n_words
-    cursor.previous_bit = 0
-    cursor.pending_start = -1
-    cursor.index = cursor.count = 0
+        bits[n_words] = 0  # ends a token that reaches the end of the text
+        cursor.bits = bits
+        cursor.starts = <int64_t *>&bits[n_words + 1]
+        cursor.ends = cursor.starts + SPAN_ROOM
+        cursor.word = 0
+        cursor.n_words = n_words
+        cursor.previous_bit = 0
+        cursor.pending_start = -1
+        cursor.index = cursor.count = 0
     return True
 
 
@@ -818,20 +701,11 @@ cdef inline void rouge_cursor_refill(RougeCursor *cursor) noexcept nogil:
     cursor.count = n_starts
 
 
-cdef inline uint64_t token_word(const CodeUnit *text, int64_t n, int64_t i, int64_t keep) noexcept nogil:
-    """Token units text[i : i + keep] (1 <= keep <= 8) as a word of bytes, zeros past them,
-    reading nothing outside text[0:n]."""
-    if CodeUnit is uint8_t:
-        return qascore_load_span(text, n, i, keep)
-    else:
-        return narrow_units(text + i, keep, i + 8 <= n)
-
-
-cdef inline int64_t next_bitmap_token(const CodeUnit *text, int64_t n, RougeCursor *cursor, uint8_t *token,
+cdef inline int64_t next_bitmap_token(const uint8_t *text, int64_t n, RougeCursor *cursor, uint8_t *token,
                                       uint64_t *hash, uint64_t *prefix) noexcept nogil:
-    """next_rouge_token on text with a bitmap (Latin-1, or UCS-2 or UCS-4 without U+0130 and U+212A):
-    there the rule is plain ASCII (letters lowercased, digits kept, every other code point
-    separates), so a token is a lowercased run of the bitmap's units, read eight at a time."""
+    """next_rouge_token on Latin-1 text (with its bitmap): there the rule is plain ASCII
+    (letters lowercased, digits kept, every other code point separates), so a token is a
+    lowercased run of the bitmap's bytes, read eight at a time."""
     cdef int64_t start, length, k
     cdef uint64_t word, h = HASH_SEED
     if cursor.index == cursor.count:
@@ -842,22 +716,18 @@ cdef inline int64_t next_bitmap_token(const CodeUnit *text, int64_t n, RougeCurs
     length = cursor.ends[cursor.index] - start
     cursor.index += 1
     if length <= 8 and start + 8 <= n:  # most words: one load, no branch on the length
-        if CodeUnit is uint8_t:
-            word = qascore_load_word_masked(text + start, length)
-        else:
-            word = narrow_units(text + start, length, True)
-        word = qascore_lower_token_bytes(word)
+        word = qascore_lower_token_bytes(qascore_load_word_masked(text + start, length))
         memcpy(token, &word, 8)
         hash[0] = hash_last(h, word, length)
         prefix[0] = word
         return length
     k = 0
     while k + 8 < length:  # whole words before the last one
-        word = qascore_lower_token_bytes(token_word(text, n, start + k, 8))
+        word = qascore_lower_token_bytes(qascore_load_span(text, n, start + k, 8))
         memcpy(token + k, &word, 8)
         h = hash_mix(h, word)
         k += 8
-    word = qascore_lower_token_bytes(token_word(text, n, start + k, length - k))
+    word = qascore_lower_token_bytes(qascore_load_span(text, n, start + k, length - k))
     memcpy(token + k, &word, 8)
     hash[0] = hash_last(h, word, length)
     prefix[0] = word if length <= 8 else qascore_load_word(token, 8)
@@ -870,10 +740,10 @@ cdef inline int64_t next_rouge_token(const CodeUnit *text, int64_t n, RougeCurso
     ``token`` (room for n - cursor.pos bytes plus SLACK), set its hash (as hash_token) and first
     word (as qascore_load_word), move the cursor past it; returns its length, 0 when no token is
     left."""
-    if CodeUnit is not uint8_t:
-        if cursor.bits == NULL:  # a text holding U+0130 or U+212A (Latin-1 text always has its bitmap)
-            return next_code_point_token(text, n, cursor, token, hash, prefix)
-    return next_bitmap_token(text, n, cursor, token, hash, prefix)
+    if CodeUnit is uint8_t:  # Latin-1 text always has its bitmap
+        return next_bitmap_token(text, n, cursor, token, hash, prefix)
+    else:
+        return next_code_point_token(text, n, cursor, token, hash, prefix)
 
 
 cdef inline int64_t next_code_point_token(const CodeUnit *text, int64_t n, RougeCursor *cursor, uint8_t *token,

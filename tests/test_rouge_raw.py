@@ -86,8 +86,8 @@ def test_long_texts_use_the_multi_word_lcs(a, b):
     assert_same_counts(got, (np.array([matches]), [lcs], [n_p], [n_r]))
 
 
-# A separator that sets how each text is stored: Latin-1, UCS-2 and UCS-4 (read off a bitmap
-# like Latin-1), UCS-2 or UCS-4 holding U+212A or U+0130 (read code point by code point). The
+# A separator that sets how each text is stored: Latin-1, UCS-2 and UCS-4 (packed to bytes and
+# read like Latin-1), UCS-2 or UCS-4 holding U+212A or U+0130 (read code point by code point). The
 # highest code points saturate the packs that narrow UCS-2 and UCS-4 units to bytes; U+10041,
 # whose low 16 bits are "A", is a separator only if UCS-4 units saturate instead of truncating.
 STORAGE_SEPARATORS = {"latin1": "\xe9", "ucs2": "\u2019", "ucs2-kelvin": "\u212a", "ucs2-dotted-i": " \u0130",
