@@ -120,6 +120,14 @@ cdef int64_t read_tokens_of(Worker *w, const CodeUnit *text, int64_t n, bint int
     cdef int32_t token_id
     cdef uint8_t *token = <uint8_t *>w.token.data
     cdef RougeCursor cursor
+    cdef const uint8_t *latin1
+    cdef bint out_of_memory
+    if CodeUnit is not uint8_t:  # read as Latin-1 unless it holds U+0130 or U+212A
+        latin1 = latin1_of_units(text, n, &w.latin1, &out_of_memory)
+        if out_of_memory:
+            return -1
+        if latin1 != NULL:
+            return read_tokens_of(w, latin1, n, intern, out)
     if not rouge_cursor_init(&cursor, text, n, &w.bitmap):
         return -1
     while True:
@@ -142,19 +150,9 @@ cdef int64_t read_tokens(Worker *w, const TextRef *text, bint intern, GrowBuffer
     # a token takes at least one code point
     if not buffer_reserve(&w.token, text.length + 1) or not buffer_reserve(out, text.length + 1):
         return -1
-    cdef const uint8_t *latin1
-    cdef bint out_of_memory
     if text.kind == 1:
         return read_tokens_of(w, <const uint8_t *>text.data, text.length, intern, <int32_t *>out.data)
     if text.kind == 2:
-        latin1 = latin1_of_units(<const uint16_t *>text.data, text.length, &w.latin1, &out_of_memory)
-    else:
-        latin1 = latin1_of_units(<const uint32_t *>text.data, text.length, &w.latin1, &out_of_memory)
-    if out_of_memory:
-        return -1
-    if latin1 != NULL:
-        return read_tokens_of(w, latin1, text.length, intern, <int32_t *>out.data)
-    if text.kind == 2:  # U+0130 or U+212A: code point by code point
         return read_tokens_of(w, <const uint16_t *>text.data, text.length, intern, <int32_t *>out.data)
     return read_tokens_of(w, <const uint32_t *>text.data, text.length, intern, <int32_t *>out.data)
 

@@ -129,6 +129,14 @@ cdef inline bint scan_rouge_text(Table *shared, Chunk *chunk, const CodeUnit *te
     cdef uint64_t h, prefix
     cdef uint8_t *token = <uint8_t *>chunk.token.data
     cdef RougeCursor cursor
+    cdef const uint8_t *latin1
+    cdef bint out_of_memory
+    if CodeUnit is not uint8_t:  # read as Latin-1 unless it holds U+0130 or U+212A
+        latin1 = latin1_of_units(text, n, &chunk.latin1, &out_of_memory)
+        if out_of_memory:
+            return False
+        if latin1 != NULL:
+            return scan_rouge_text(shared, chunk, latin1, n, parallel)
     if not rouge_cursor_init(&cursor, text, n, &chunk.bitmap):
         return False
     while True:
@@ -183,15 +191,7 @@ cdef inline bint scan_generic_text(Table *shared, Chunk *chunk, const CodeUnit *
 
 cdef inline bint scan_text(Table *shared, Chunk *chunk, const CodeUnit *text, int64_t n, int mode,
                            const uint8_t *classes, bint parallel) noexcept nogil:
-    cdef const uint8_t *latin1
-    cdef bint out_of_memory
     if mode == MODE_ROUGE:
-        if CodeUnit is not uint8_t:  # read as Latin-1 unless it holds U+0130 or U+212A
-            latin1 = latin1_of_units(text, n, &chunk.latin1, &out_of_memory)
-            if out_of_memory:
-                return False
-            if latin1 != NULL:
-                return scan_rouge_text(shared, chunk, latin1, n, parallel)
         return scan_rouge_text(shared, chunk, text, n, parallel)
     return scan_generic_text(shared, chunk, text, n, mode, classes, parallel)
 
