@@ -247,7 +247,10 @@ cdef int64_t read_text_refs(tuple texts, TextRef *out, str what) except -1:
     cdef Py_ssize_t i
     cdef int64_t longest = 0
     cdef object text
-    for i in range(len(texts)):
+    cdef Py_ssize_t n = len(texts)
+    for i in range(n):
+        if i + PREFETCH_AHEAD < n:
+            qascore_prefetch_tuple_item(texts, i + PREFETCH_AHEAD)
         text = texts[i]
         if not isinstance(text, str):
             raise TypeError(f"{what}[{i}] must be str, got {type(text).__name__}")
@@ -264,28 +267,44 @@ cdef void *cnp_data(object array):
     return &view[0, 0] if view.shape[0] and view.shape[1] else NULL
 
 
+cdef inline void prefetch_text(const TextRef *text) noexcept nogil:
+    """Start loading a text's first bytes: texts lie wherever Python put them, out of reach of the
+    hardware prefetcher, and a short pair takes less time than a miss to memory."""
+    cdef const uint8_t *start = <const uint8_t *>text.data
+    qascore_prefetch(start)
+    if text.length * text.kind > 64:
+        qascore_prefetch(start + 64)
+
+
 cdef void run_pair(Worker *w, const TextRef *preds, const TextRef *refs, const int64_t[::1] pred_rows,
                    const int64_t[::1] ref_rows, Py_ssize_t k, int max_order, bint want_lcs, int64_t *matches,
                    int64_t[::1] lcs, int64_t[::1] n_pred, int64_t[::1] n_ref) noexcept nogil:
     """Pair k into row k of the outputs; n_pred[k] = -1 when out of memory."""
+    if k + 1 < pred_rows.shape[0]:  # the next pair, most often this thread's next
+        prefetch_text(&preds[pred_rows[k + 1]])
+        prefetch_text(&refs[ref_rows[k + 1]])
     if w == NULL or pair_counts(w, &preds[pred_rows[k]], &refs[ref_rows[k]], max_order, want_lcs,
                                 &matches[k * max_order], &lcs[k], &n_pred[k], &n_ref[k]) != 0:
         n_pred[k] = -1
 
 
-def rouge_counts(list predictions not None, list references not None, const int64_t[::1] pred_rows not None,
+def rouge_counts(predictions, references, const int64_t[::1] pred_rows not None,
                  const int64_t[::1] ref_rows not None, int max_order, bint want_lcs, int n_jobs=1):
     """For every k, prediction ``predictions[pred_rows[k]]`` against reference
     ``references[ref_rows[k]]`` under rouge-score's tokeniser without stemming:
     ``(matches, lcs, prediction tokens, reference tokens)``, int64 arrays of shapes
     (K, max_order), (K,), (K,), (K,); matches[k, n - 1] = sum over n-grams of min(count in the
-    prediction, count in the reference); lcs is 0 unless ``want_lcs``."""
+    prediction, count in the reference); lcs is 0 unless ``want_lcs``. ``predictions`` and
+    ``references`` are sequences of str; tuples are read without a copy."""
     if not 0 <= max_order <= MAX_ORDER:
         raise ValueError(f"max_order must be in 0..{MAX_ORDER}, got {max_order}")
     if pred_rows.shape[0] != ref_rows.shape[0]:
         raise ValueError(f"pred_rows has {pred_rows.shape[0]} pairs but ref_rows has {ref_rows.shape[0]}")
-    check_row_indices(pred_rows, len(predictions), "pred_rows")
-    check_row_indices(ref_rows, len(references), "ref_rows")
+    # the strings' storage is read without the GIL: a tuple keeps them alive (tuple() of a tuple is
+    # that tuple, which cannot change; anything else is copied, as another thread might change it)
+    cdef tuple held_preds = tuple(predictions), held_refs = tuple(references)
+    check_row_indices(pred_rows, len(held_preds), "pred_rows")
+    check_row_indices(ref_rows, len(held_refs), "ref_rows")
     cdef Py_ssize_t K = pred_rows.shape[0], k
     matches_out = np.zeros((K, max_order), dtype=np.int64)
     lcs_out = np.zeros(K, dtype=np.int64)
@@ -293,8 +312,6 @@ def rouge_counts(list predictions not None, list references not None, const int6
     n_ref_out = np.zeros(K, dtype=np.int64)
     if K == 0:
         return matches_out, lcs_out, n_pred_out, n_ref_out
-    # our own references to the strings: their storage is read without the GIL
-    cdef tuple held_preds = tuple(predictions), held_refs = tuple(references)
     cdef TextRef *preds = <TextRef *>malloc((len(held_preds) + 1) * sizeof(TextRef))
     cdef TextRef *refs = <TextRef *>malloc((len(held_refs) + 1) * sizeof(TextRef))
     cdef int64_t[::1] lcs_view = lcs_out, n_pred = n_pred_out, n_ref = n_ref_out

@@ -296,6 +296,8 @@ def encode_raw(list texts, RawInterner interner, int n_jobs, int mode=MODE_ROUGE
         raise MemoryError("encode_raw")
     try:
         for t in range(n_texts):
+            if t + PREFETCH_AHEAD < n_texts:
+                qascore_prefetch_tuple_item(held, t + PREFETCH_AHEAD)
             text = held[t]
             qascore_unicode_ready(text)
             kinds[t] = qascore_unicode_kind(text)
@@ -363,14 +365,21 @@ def first_non_str(texts):
     cdef Py_ssize_t i
     cdef list as_list
     cdef tuple as_tuple
+    cdef Py_ssize_t n
     if type(texts) is list:
         as_list = texts
-        for i in range(len(as_list)):
+        n = len(as_list)
+        for i in range(n):
+            if i + PREFETCH_AHEAD < n:
+                qascore_prefetch_list_item(as_list, i + PREFETCH_AHEAD)
             if not isinstance(as_list[i], str):
                 return i
         return -1
     as_tuple = tuple(texts)
-    for i in range(len(as_tuple)):
+    n = len(as_tuple)
+    for i in range(n):
+        if i + PREFETCH_AHEAD < n:
+            qascore_prefetch_tuple_item(as_tuple, i + PREFETCH_AHEAD)
         if not isinstance(as_tuple[i], str):
             return i
     return -1

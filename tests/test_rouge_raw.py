@@ -204,6 +204,17 @@ def test_rows_pick_pairs_and_references_repeat():
     assert got[1].tolist() == [2, 0, 1, 0] and got[0][:, 0].tolist() == [2, 0, 1, 0]
 
 
+def test_tuples_lists_and_other_sequences_give_the_same_counts():
+    # rouge() hands its own tuples over uncopied; any other sequence is copied into one
+    preds, refs = ["a b c", "x y", "ünï a"], ["a c", "y", "a"]
+    rows = np.array([0, 1, 2, 0], dtype=np.int64)
+    want = rouge_counts(preds, refs, rows, rows[::-1].copy(), 2, True, 2)
+    for p_seq, r_seq in ((tuple(preds), tuple(refs)), (iter(preds), (r for r in refs)), (preds, tuple(refs))):
+        got = rouge_counts(p_seq, r_seq, rows, rows[::-1].copy(), 2, True, 2)
+        assert all((a == b).all() for a, b in zip(got, want))
+    assert want[1].tolist() == [2, 0, 0, 2]
+
+
 def test_bad_input_names_what_and_where():
     rows = np.zeros(1, dtype=np.int64)
     with pytest.raises(TypeError, match=r"references\[1\] must be str, got NoneType"):

@@ -116,11 +116,11 @@ def rouge_signature(rouge_types: tuple[str, ...], tokenizer_name, use_stemmer, m
 
 
 # ---------------------------------------------------------------- input shaping
-def _flatten_references(references, n_predictions: int) -> tuple[list[str], np.ndarray]:
-    """References as one flat list plus group offsets: prediction i owns refs[g[i]:g[i+1]]."""
+def _flatten_references(references, n_predictions: int) -> tuple[Sequence[str], np.ndarray]:
+    """References as one flat sequence plus group offsets: prediction i owns refs[g[i]:g[i+1]]."""
     if isinstance(references, str):
         raise TypeError("references must be a sequence (one string or list of strings per prediction), not a str")
-    references = list(references)
+    references = tuple(references)  # a tuple goes to the raw-string kernel without another copy
     check_same_length(references, range(n_predictions), "references", "predictions")
     if first_non_str(references) < 0:  # one reference each, without a Python loop
         return references, np.arange(n_predictions + 1, dtype=np.int64)
@@ -328,7 +328,7 @@ def rouge(
         raise ValueError(f"gamma must be positive, got {gamma!r}")
     if isinstance(predictions, str):
         raise TypeError("predictions must be a sequence of strings, not a single str")
-    predictions = list(predictions)
+    predictions = tuple(predictions)  # our own copy, read by the kernels without another
     check_texts(predictions, "predictions")
     flat_refs, groups = _flatten_references(references, len(predictions))
     tok = _resolve_tokenizer(tokenizer, use_stemmer)
@@ -351,10 +351,10 @@ def rouge(
                                       want_lcs, threads_for(_pair_work(predictions, flat_refs), jobs))
         else:
             counts = _token_counts(max(orders, default=0), want_lcs, pred_rows, ref_rows,
-                                   tok.encode_batch(predictions + flat_refs, vocab, n_jobs=jobs), jobs)
+                                   tok.encode_batch([*predictions, *flat_refs], vocab, n_jobs=jobs), jobs)
         pairs.update(_scores_of_counts(orders, want_lcs, *counts))
     if "rougeLsum" in types:
-        texts = predictions + flat_refs
+        texts = [*predictions, *flat_refs]
         sentences = _encode_sentences(texts, tok, vocab, split_summaries, jobs)
         pairs["rougeLsum"] = _lsum_scores(pred_rows, ref_rows, sentences, jobs)
     scores = {name: _reduce_groups(*pairs[name], groups, multi_ref, gamma) for name in types}
