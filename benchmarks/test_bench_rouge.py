@@ -92,10 +92,10 @@ def long_emoji_pairs(long_natural_pairs):
     return with_emoji(*long_natural_pairs)
 
 
-def bench_rouge_score_rs_batch(benchmark, predictions, references):
+def bench_rouge_score_rs_batch(benchmark, predictions, references, rouge_types=("rougeL",)):
     from rouge_score_rs.rouge_scorer import RougeScorer as RsScorer
 
-    scorer = RsScorer(["rougeL"])
+    scorer = RsScorer(list(rouge_types))
     benchmark(scorer.score_batch, references, predictions)
 
 
@@ -241,3 +241,17 @@ def test_ten_pairs_rouge_score_rs_loop(benchmark, ten_pairs):
 
     scorer = RsScorer(["rougeL"])
     benchmark(lambda: [scorer.score(r, p) for p, r in zip(*ten_pairs)])
+
+
+THREE_TYPES = ("rouge1", "rouge2", "rougeL")
+
+
+@pytest.mark.benchmark(group="ten-short-pairs-rouge1-rouge2-rougeL")
+def test_ten_pairs_three_types_qascore_rouge(benchmark, ten_pairs):
+    """rouge()'s default types: P, R and F of every type come from one compiled call."""
+    benchmark(rouge, *ten_pairs, THREE_TYPES, n_jobs=1)
+
+
+@pytest.mark.benchmark(group="ten-short-pairs-rouge1-rouge2-rougeL")
+def test_ten_pairs_three_types_rouge_score_rs_batch(benchmark, ten_pairs):
+    bench_rouge_score_rs_batch(benchmark, *ten_pairs, THREE_TYPES)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score.rouge_scorer import RougeScorer as PeerScorer
 
-from qascore._kernels.prf import f_measure, ratio_of_counts
+from qascore._kernels.prf import f_measure, ratio_of_counts, rouge_prf
 from qascore._kernels.score_rows import score_rows
 from qascore.compat.rouge_score import RougeScorer, Score
 from qascore.lexical.rouge import fmeasure, rouge
@@ -124,6 +124,33 @@ def test_f_measure_kernel_is_the_plain_formula(pairs, gamma):
     expected = [(1 + g2) * a * b / (b + g2 * a) if b + g2 * a > 0 else 0.0 for a, b in pairs]
     assert f_measure(p, r, g2).tolist() == expected
     assert fmeasure(p, r, gamma).tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(0, 300), min_size=3, max_size=3), st.integers(0, 300),
+                          st.integers(0, 300), st.integers(0, 300)), max_size=30),
+       st.lists(st.integers(1, 3), max_size=3, unique=True), st.booleans(), st.sampled_from([0.25, 1.0, 3.0]))
+def test_rouge_prf_is_ratio_then_f_per_type(rows, orders, with_lcs, gamma):
+    g2 = gamma**2
+    matches = np.array([m for m, *_ in rows], dtype=np.int64).reshape(len(rows), 3)
+    lcs = np.array([x[1] for x in rows], dtype=np.int64)
+    pred_len = np.array([x[2] for x in rows], dtype=np.int64)
+    ref_len = np.array([x[3] for x in rows], dtype=np.int64)
+    got = rouge_prf(matches, tuple(orders), lcs if with_lcs else None, pred_len, ref_len, g2)
+    counts = [(matches[:, n - 1], n - 1) for n in orders] + ([(lcs, 0)] if with_lcs else [])
+    assert len(got) == len(counts)
+    for (numerator, shift), (p, r, f) in zip(counts, got):
+        assert p.tolist() == ratio_of_counts(numerator.copy(), pred_len, shift).tolist()
+        assert r.tolist() == ratio_of_counts(numerator.copy(), ref_len, shift).tolist()
+        assert f.tolist() == f_measure(p.copy(), r.copy(), g2).tolist()
+
+
+def test_rouge_prf_checks_shapes():
+    k2, k3 = np.zeros(2, dtype=np.int64), np.zeros(3, dtype=np.int64)
+    with pytest.raises(ValueError, match="counts of 2 pairs must all have 2 rows"):
+        rouge_prf(np.zeros((2, 1), dtype=np.int64), (1,), k3, k2, k2, 1.0)
+    with pytest.raises(ValueError, match="order 2 has no column in matches of 1 orders"):
+        rouge_prf(np.zeros((2, 1), dtype=np.int64), (2,), None, k2, k2, 1.0)
 
 
 def test_fmeasure_broadcasts_other_shapes_and_kernels_check_lengths():

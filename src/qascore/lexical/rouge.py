@@ -22,7 +22,7 @@ import numpy as np
 
 from .._kernels.lcs import lcs_lengths, union_lcs_hits_batch
 from .._kernels.ngram import clipped_ngram_matches
-from .._kernels.prf import f_measure, ratio_of_counts
+from .._kernels.prf import f_measure, ratio_of_counts, rouge_prf
 from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
 from .._kernels.text_encode import first_non_str
 from .._parallel import resolve_n_jobs, threads_for
@@ -224,6 +224,17 @@ def _scores_of_counts(orders, want_lcs, matches, lcs, pred_len, ref_len) -> dict
     return out
 
 
+def _arrays_of_counts(orders, want_lcs, matches, lcs, pred_len, ref_len, gamma) -> dict[str, RougeArrays]:
+    """_scores_of_counts and F for one reference per prediction in one compiled call
+    (``rouge_prf``): three numpy-wrapped calls a type were most of a small batch's time."""
+    if matches is None:  # the packed route counts no n-grams when none are asked for
+        matches = np.zeros((len(pred_len), 0), dtype=np.int64)
+    prf = rouge_prf(matches, tuple(orders), lcs if want_lcs else None, np.asarray(pred_len, dtype=np.int64),
+                    np.asarray(ref_len, dtype=np.int64), float(gamma) ** 2)
+    names = [f"rouge{n}" for n in orders] + (["rougeL"] if want_lcs else [])
+    return {name: RougeArrays(*arrays) for name, arrays in zip(names, prf)}
+
+
 def _lsum_scores(pred_rows, ref_rows, sentences: _SentencePacked, n_jobs) -> tuple[np.ndarray, np.ndarray]:
     """(precision, recall) of rougeLsum for sentence-packed texts ``pred_rows[k]`` vs ``ref_rows[k]``."""
     hits = union_lcs_hits_batch(sentences.tokens.ids, sentences.tokens.offsets, sentences.sent_offsets, ref_rows,
@@ -339,7 +350,8 @@ def rouge(
     pred_rows = np.arange(len(predictions), dtype=np.int64)
     if len(flat_refs) != len(predictions):  # several references for some predictions
         pred_rows = np.repeat(pred_rows, np.diff(groups))
-    pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # per-reference (P, R), reduced below
+    scores: dict[str, RougeArrays] = {}
     flat_ref_rows = np.arange(len(flat_refs), dtype=np.int64)
     # when tokens are packed, predictions and references are encoded in one call (one pass of the
     # encoder's fixed costs); references are rows len(predictions) .. of the same packed arrays
@@ -352,12 +364,16 @@ def rouge(
         else:
             counts = _token_counts(max(orders, default=0), want_lcs, pred_rows, ref_rows,
                                    tok.encode_batch([*predictions, *flat_refs], vocab, n_jobs=jobs), jobs)
-        pairs.update(_scores_of_counts(orders, want_lcs, *counts))
+        if len(flat_refs) == len(predictions):  # one reference each: nothing to reduce
+            scores.update(_arrays_of_counts(orders, want_lcs, *counts, gamma))
+        else:
+            pairs.update(_scores_of_counts(orders, want_lcs, *counts))
     if "rougeLsum" in types:
         texts = [*predictions, *flat_refs]
         sentences = _encode_sentences(texts, tok, vocab, split_summaries, jobs)
         pairs["rougeLsum"] = _lsum_scores(pred_rows, ref_rows, sentences, jobs)
-    scores = {name: _reduce_groups(*pairs[name], groups, multi_ref, gamma) for name in types}
+    scores.update((name, _reduce_groups(*pairs[name], groups, multi_ref, gamma)) for name in pairs)
+    scores = {name: scores[name] for name in types}  # in the order asked for
     signature = rouge_signature(types, getattr(tok, "name", type(tok).__name__),
                                 getattr(tok, "use_stemmer", use_stemmer), multi_ref, gamma, split_summaries)
     return RougeResult(scores, signature, len(predictions))
