@@ -26,7 +26,6 @@ cdef extern from *:
        a batch asks for the object some items ahead, without touching its reference count. */
     #define qascore_prefetch(p) __builtin_prefetch((const void *)(p))
     #define qascore_prefetch_tuple_item(t, i) __builtin_prefetch((const void *)PyTuple_GET_ITEM(t, i))
-    #define qascore_prefetch_list_item(l, i) __builtin_prefetch((const void *)PyList_GET_ITEM(l, i))
 
     /* The first `n` (< 8) bytes at p as a word whose other bytes are zero, on either byte order;
        p must have 8 readable bytes. */
@@ -212,7 +211,6 @@ cdef extern from *:
     Py_ssize_t qascore_unicode_length(object o)
     void qascore_prefetch(const void *p) noexcept nogil
     void qascore_prefetch_tuple_item(tuple t, Py_ssize_t i)
-    void qascore_prefetch_list_item(list l, Py_ssize_t i)
     uint64_t qascore_load_word(const uint8_t *p, int64_t n) noexcept nogil
     uint64_t qascore_load_word_masked(const uint8_t *p, int64_t n) noexcept nogil
     uint64_t qascore_byte_in_word(uint8_t b, int64_t k) noexcept nogil
@@ -625,7 +623,7 @@ cdef inline const uint8_t *latin1_of_units(const CodeUnit *text, int64_t n, Grow
     if out_of_memory[0]:
         return NULL
     cdef uint8_t *out = <uint8_t *>bytes.data
-    cdef int special = 1  # (Latin-1 text has no use for this)
+    cdef int special = 1  # set below: CodeUnit is uint16_t or uint32_t here
     if CodeUnit is uint16_t:
         special = qascore_latin1_of_ucs2(text, n, out)
     elif CodeUnit is uint32_t:

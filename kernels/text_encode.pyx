@@ -13,6 +13,8 @@ table and intern the ones it lacks in a table of their chunk; the chunks' tables
 serially in text order, so raw ids never depend on the thread count.
 """
 cimport cython
+from cpython.object cimport PyObject
+from cpython.sequence cimport PySequence_Fast, PySequence_Fast_ITEMS
 from cython.parallel cimport prange
 
 import numpy as np
@@ -21,6 +23,9 @@ cimport numpy as cnp
 cnp.import_array()
 
 include "_rouge_scan.pxi"
+
+cdef extern from *:
+    bint object_is_str "PyUnicode_Check"(PyObject *o) noexcept  # no reference taken
 
 
 # Tokenisation rules the kernel knows (the Python tokenisers are their readable definitions).
@@ -360,27 +365,15 @@ def encode_raw(list texts, RawInterner interner, int n_jobs, int mode=MODE_ROUGE
 
 
 def first_non_str(texts):
-    """Index of the first element of a list or tuple that is not a ``str``, -1 when all are: the
+    """Index of the first element of a sequence that is not a ``str``, -1 when all are: the
     batch APIs' type check in one C loop (a Python set of the types costs ~40 ns an element)."""
-    cdef Py_ssize_t i
-    cdef list as_list
-    cdef tuple as_tuple
-    cdef Py_ssize_t n
-    if type(texts) is list:
-        as_list = texts
-        n = len(as_list)
-        for i in range(n):
-            if i + PREFETCH_AHEAD < n:
-                qascore_prefetch_list_item(as_list, i + PREFETCH_AHEAD)
-            if not isinstance(as_list[i], str):
-                return i
-        return -1
-    as_tuple = tuple(texts)
-    n = len(as_tuple)
+    cdef object seq = PySequence_Fast(texts, "texts must be a sequence")  # a list or tuple as it is
+    cdef PyObject **items = PySequence_Fast_ITEMS(seq)
+    cdef Py_ssize_t n = len(seq), i
     for i in range(n):
         if i + PREFETCH_AHEAD < n:
-            qascore_prefetch_tuple_item(as_tuple, i + PREFETCH_AHEAD)
-        if not isinstance(as_tuple[i], str):
+            qascore_prefetch(items[i + PREFETCH_AHEAD])
+        if not object_is_str(items[i]):
             return i
     return -1
 

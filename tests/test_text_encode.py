@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qascore._kernels.text_encode import rouge_code_point_bytes
+from qascore._kernels.text_encode import first_non_str, rouge_code_point_bytes
 from qascore.text import CharTokenizer, RougeTokenizer, UnicodeWordTokenizer, Vocabulary, WhitespaceTokenizer
 from qascore.text import encode as encode_module
 from qascore.text.tokenizers import unicode_char_class
@@ -204,3 +204,13 @@ def test_other_tokenizers_encode_as_their_reference_on_generated_batches(n_jobs,
 def test_unicode_class_table_follows_the_rule(char):
     table = encode_module.class_table(unicode_char_class, 0, 1, 2, 3)
     assert table[ord(char)] == unicode_char_class(char)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=5), st.none(), st.integers(), st.binary(max_size=3)), max_size=60))
+def test_first_non_str_is_the_first_index_that_is_not_a_str(items):
+    expected = next((i for i, x in enumerate(items) if not isinstance(x, str)), -1)
+    for seq in (items, tuple(items), iter(items)):  # lists and tuples read in place, others copied
+        assert first_non_str(seq) == expected
+    with pytest.raises(TypeError, match="must be a sequence"):
+        first_non_str(5)
