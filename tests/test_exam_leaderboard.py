@@ -13,7 +13,7 @@ from qascore.exam.paper import read_table4, recompute_table1
 from qascore.exam.scoring import evaluate
 from qascore.exam.solvers.lexical import LexicalSolver
 from qascore.exam.questions import read_simple_jsonl
-from qascore.demo import demo_data_dir
+from qascore.cli.demo import demo_data_dir
 
 DEMO = demo_data_dir() / "exam"
 

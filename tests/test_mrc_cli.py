@@ -50,7 +50,7 @@ def test_bad_file_is_a_clean_error_with_line(tmp_path, capsys):
 
 
 def test_demo_part_runs(capsys):
-    from qascore.demo import demo_data_dir
+    from qascore.cli.demo import demo_data_dir
     from qascore.lexical.demo_mrc import run_demo
     import io
     buf = io.StringIO()

@@ -7,7 +7,7 @@ import pytest
 from rouge_score.rouge_scorer import RougeScorer as PeerScorer
 
 from qascore.cli import main
-from qascore.lexical import cli_rouge
+from qascore.cli import rouge as cli_rouge
 
 PREDICTIONS = ["the cat sat on the mat", "hello world", ""]
 REFERENCES = ["the cat sat down on a mat", "hello there world", "nothing"]
@@ -122,7 +122,7 @@ def test_bad_type_is_an_error(tmp_path, capsys):
 def test_demo_part_scores_the_bundled_data_like_rouge_score():
     import io
 
-    from qascore.demo import demo_data_dir
+    from qascore.cli.demo import demo_data_dir
 
     out = io.StringIO()
     cli_rouge.run_demo(demo_data_dir(), out)

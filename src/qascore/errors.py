@@ -45,3 +45,18 @@ def check_text_batch(texts, name: str) -> list:
 def check_same_length(a, b, name_a: str, name_b: str) -> None:
     if len(a) != len(b):
         raise ValueError(f"{name_a} has {len(a)} items but {name_b} has {len(b)}")
+
+
+class MissingExtraError(QascoreError, ImportError):
+    """An optional dependency is not installed: names the extra that provides it."""
+
+
+def require_extra(extra: str, *modules: str) -> None:
+    """Raise :class:`MissingExtraError` unless every module can be imported; checked before any work
+    starts, without importing the modules."""
+    import importlib.util
+
+    missing = [name for name in modules if importlib.util.find_spec(name.split(".")[0]) is None]
+    if missing:
+        raise MissingExtraError(
+            f"{', '.join(missing)} is not installed; install it with: pip install \"qascore[{extra}]\"")

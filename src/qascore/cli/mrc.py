@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 import sys
 
-from .coco import score_msmarco
-from .formats_mrc import read_dureader_predictions, read_dureader_references, read_msmarco
-from .mrc import TOKENIZATIONS, VARIANTS, score_dureader
+from ..lexical.coco import score_msmarco
+from ..lexical.formats_mrc import read_dureader_predictions, read_dureader_references, read_msmarco
+from ..lexical.mrc import TOKENIZATIONS, VARIANTS, score_dureader
 
 
 def run(args) -> int:

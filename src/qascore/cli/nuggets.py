@@ -4,12 +4,12 @@ from __future__ import annotations
 import json
 import sys
 
-from .analysis import IdfTable
-from .formats import read_answer_key, read_judgements, read_rag_assignments, read_runs, write_judgements
-from .nuggeteer import Nuggeteer, assessment, nugget_diagnostics, score_assignment
-from .official import BETA_AFTER_2003, score_judged_runs
-from .pourpre import Pourpre
-from .rag import rag_scores
+from ..nuggets.analysis import IdfTable
+from ..nuggets.formats import read_answer_key, read_judgements, read_rag_assignments, read_runs, write_judgements
+from ..nuggets.nuggeteer import Nuggeteer, assessment, nugget_diagnostics, score_assignment
+from ..nuggets.official import BETA_AFTER_2003, score_judged_runs
+from ..nuggets.pourpre import Pourpre
+from ..nuggets.rag import rag_scores
 
 
 def _add_model_options(p, runs_required: bool = True) -> None:
@@ -35,7 +35,7 @@ def _model(args) -> Nuggeteer:
         idf = IdfTable.from_df_file(args.df_table)
     elif args.idf_corpus:
         from ..io import iter_lines
-        from .analysis import Analyzer
+        from ..nuggets.analysis import Analyzer
 
         analyzer = Analyzer(stem=args.stem, stopwords=args.remove_stopwords)
         idf = IdfTable.from_documents((line for _, line in iter_lines(args.idf_corpus)), analyzer, source=f"corpus:{args.idf_corpus}")

@@ -5,25 +5,25 @@ import json
 import sys
 from pathlib import Path
 
-from .articles import read_articles, read_paragraph_collection, write_original_jsonl
-from .model import Articles
-from .questions import read_question_bank, write_simple_jsonl
+from ..exam.articles import read_articles, read_paragraph_collection, write_original_jsonl
+from ..exam.model import Articles
+from ..exam.questions import read_question_bank, write_simple_jsonl
 
 
 def make_solver(spec: str, *, margin: float, tokenizer: str | None, threshold: float, entailment_index: int):
     """``lexical``, ``embedding`` or ``onnx:PATH`` (a sequence-pair model; needs ``tokenizer``)."""
     if spec == "lexical":
-        from .solvers.lexical import LexicalSolver
+        from ..exam.solvers.lexical import LexicalSolver
 
         return LexicalSolver(margin=margin)
     if spec == "embedding":
-        from .solvers.embedding import EmbeddingSolver
+        from ..exam.solvers.embedding import EmbeddingSolver
 
         return EmbeddingSolver(margin=margin)
     if spec.startswith("onnx:"):
         if tokenizer is None:
             raise ValueError("--solver onnx:PATH needs --tokenizer TOKENIZER_JSON")
-        from .solvers.pair import PairModelSolver
+        from ..exam.solvers.pair import PairModelSolver
 
         return PairModelSolver(spec[5:], tokenizer, margin=margin, threshold=threshold,
                                entailment_index=entailment_index)
@@ -40,7 +40,7 @@ def _read_all_articles(paths, args) -> Articles:
 
 
 def run_exam(args) -> int:
-    from .scoring import evaluate
+    from ..exam.scoring import evaluate
 
     bank = read_question_bank(args.questions, args.questions_format)
     articles = _read_all_articles(args.articles, args)
@@ -56,18 +56,18 @@ def run_exam(args) -> int:
             for r in result.records:
                 fh.write(json.dumps(r.__dict__, ensure_ascii=False) + "\n")
     if args.graded:
-        from .workbench import grade_paragraphs, write_workbench_graded
+        from ..exam.workbench import grade_paragraphs, write_workbench_graded
 
         write_workbench_graded(grade_paragraphs(bank, articles, solver), args.graded, solver=solver)
     if args.official:
-        from .leaderboard import correlation_report, exam_leaderboard, plot_leaderboards, read_leaderboard
+        from ..exam.leaderboard import correlation_report, exam_leaderboard, plot_leaderboards, read_leaderboard
 
         official = read_leaderboard(args.official, name=Path(args.official).stem)
         exam = exam_leaderboard(result)
         print(correlation_report(exam, official, repeats=args.repeats, seed=args.seed), file=out)
         if args.gold:
-            from .baseline import rouge1_baseline
-            from .leaderboard import leaderboard_from_means
+            from ..exam.baseline import rouge1_baseline
+            from ..exam.leaderboard import leaderboard_from_means
 
             base = rouge1_baseline(articles, gold)
             rouge_board = leaderboard_from_means(base.scores, base.stderr, name="ROUGE-1 F1")
@@ -80,7 +80,7 @@ def run_exam(args) -> int:
 
 
 def run_wikiqa(args) -> int:
-    from .wikiqa_bench import build_wikiqa_benchmark
+    from ..exam.wikiqa_bench import build_wikiqa_benchmark
 
     bench = build_wikiqa_benchmark(args.wikiqa, n_choices=args.choices, seed=args.seed, max_queries=args.max_queries)
     out = Path(args.out)
@@ -96,8 +96,8 @@ def run_wikiqa(args) -> int:
     print(f"wrote {len(bench.bank)} questions for {len(bench.bank.query_ids)} queries and "
           f"{len(bench.systems.systems)} systems to {out} (WikiQA text: research use only, do not redistribute)")
     if args.check:
-        from .leaderboard import correlation_report, exam_leaderboard, leaderboard_from_means
-        from .scoring import evaluate
+        from ..exam.leaderboard import correlation_report, exam_leaderboard, leaderboard_from_means
+        from ..exam.scoring import evaluate
 
         solver = make_solver(args.check, margin=0.0, tokenizer=None, threshold=0.5, entailment_index=-1)
         result = evaluate(bench.bank, bench.systems, solver, gold=bench.gold)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputFormatError
-from .data import (CALIBRATION_FRACTION, CALIBRATION_SEED, calibration_split, load_evouna, load_jsonl_triples,
+from ..ava.data import (CALIBRATION_FRACTION, CALIBRATION_SEED, calibration_split, load_evouna, load_jsonl_triples,
                    split_by_question, split_gold_alternatives)
 
 MODEL_HELP = "'default' (the shipped transformer model), 'linear' (the shipped linear model), or a model directory / linear .json"
@@ -16,8 +16,8 @@ MODEL_HELP = "'default' (the shipped transformer model), 'linear' (the shipped l
 
 def load_model(spec: str, *, device: str = "auto", n_threads=None):
     """A model with ``predict_proba(q, refs, t)``, ``threshold`` and ``signature``."""
-    from .linear import LinearAva, default_linear_model
-    from .transformer import OnnxAvaModel, load_default_model
+    from ..ava.linear import LinearAva, default_linear_model
+    from ..ava.transformer import OnnxAvaModel, load_default_model
 
     if spec == "default":
         return load_default_model(device=device, n_threads=n_threads)
@@ -59,7 +59,7 @@ def run_score(args) -> int:
 
 def evaluate_triples(model, triples, threshold=None) -> dict:
     """Point-wise metrics at the model's (or the given) threshold, and the system-wise table."""
-    from .evaluate import pointwise, systemwise_accuracy
+    from ..ava.evaluate import pointwise, systemwise_accuracy
 
     probs = model.predict_proba(triples.questions, triples.references, triples.candidates)
     th = model.threshold if threshold is None else threshold
@@ -102,7 +102,7 @@ def run_train(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     recipe = {"command": "qascore " + " ".join(sys.argv[1:]), "data": Path(args.data).name, "split_seed": args.split_seed, "seed": args.seed}
     if args.model == "linear":
-        from .linear import compute_features, train_linear
+        from ..ava.linear import compute_features, train_linear
 
         def features(t):
             return compute_features(t.questions, [r[0] for r in t.references], t.candidates,
@@ -114,7 +114,7 @@ def run_train(args) -> int:
         model.save(out / "linear.json")
         print(f"linear model -> {out / 'linear.json'}; dev accuracy {dev_acc:.4f}")
         return 0
-    from .training import TrainConfig, save_checkpoint, train_transformer
+    from ..ava.training import TrainConfig, save_checkpoint, train_transformer
 
     backbone = args.backbone
     if backbone is None:
@@ -131,10 +131,10 @@ def run_train(args) -> int:
 def run_calibrate(args) -> int:
     """Fit the stacker (logit + linear features) and the threshold on the calibration part of the
     train split, with the model's own (e.g. int8) logits, and write them into its model.json."""
-    from .evaluate import tune_threshold
-    from .linear import compute_features
-    from .stacking import fit_stacker
-    from .transformer import OnnxAvaModel, expand_rows, mean_by_owner
+    from ..ava.evaluate import tune_threshold
+    from ..ava.linear import compute_features
+    from ..ava.stacking import fit_stacker
+    from ..ava.transformer import OnnxAvaModel, expand_rows, mean_by_owner
 
     directory = Path(args.model_dir)
     model = OnnxAvaModel.from_dir(directory, device=args.device, n_threads=args.threads, stacker=None)

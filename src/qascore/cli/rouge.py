@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import InputFormatError
 from ..io import iter_jsonl, iter_lines, require_field
-from .rouge import MULTI_REF_MODES, RougeArrays, RougeResult, parse_rouge_types, rouge
+from ..lexical.rouge import MULTI_REF_MODES, RougeArrays, RougeResult, parse_rouge_types, rouge
 
 FORMATS = ("auto", "lines", "jsonl", "tsv")
 _CHUNK = 20_000  # examples scored per kernel call; the progress bar advances per chunk

@@ -1,0 +1,88 @@
+"""The options every subcommand shares, defined once so a flag means the same thing everywhere.
+
+Inputs: ``-p/--predictions``, ``-r/--references``, ``-q/--questions`` (a path, or ``-`` for
+stdin), ``--format``; output: ``-o/--output`` (default stdout, written atomically),
+``--json`` / ``--jsonl``, ``--per-example``; work: ``--n-jobs``, ``--progress`` / ``--no-progress``.
+Old spellings of a subcommand stay as hidden aliases (:func:`add_hidden_alias`) for one release.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import require_extra
+from ..io import FORMATS
+
+OUTPUT_FORMATS = ("text", "json", "jsonl")
+
+
+def add_predictions(parser, help: str = "predictions: a file, or - for stdin", required: bool = True) -> None:
+    parser.add_argument("-p", "--predictions", required=required, metavar="FILE", help=help)
+
+
+def add_references(parser, help: str = "references aligned with the predictions", *, required: bool = True,
+                   repeatable: bool = False) -> None:
+    if repeatable:
+        help += "; repeat for several references per example"
+    parser.add_argument("-r", "--references", required=required, metavar="FILE",
+                        action="append" if repeatable else "store", help=help)
+
+
+def add_questions(parser, help: str = "questions", required: bool = True) -> None:
+    parser.add_argument("-q", "--questions", required=required, metavar="FILE", help=help)
+
+
+def add_format(parser, choices=FORMATS, default: str = "auto", help: str | None = None) -> None:
+    parser.add_argument("--format", choices=choices, default=default,
+                        help=help or "input format; auto: .jsonl/.json -> jsonl, .tsv -> tsv, else plain lines")
+
+
+def add_tsv_header(parser) -> None:
+    """``--tsv-header`` / ``--no-tsv-header``; neither (None) makes a header-like first line an error."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--tsv-header", dest="tsv_header", action="store_true", default=None,
+                       help="the first TSV line names the columns")
+    group.add_argument("--no-tsv-header", dest="tsv_header", action="store_false",
+                       help="the first TSV line is data")
+
+
+def add_output(parser, *, per_example: bool = True, default_format: str = "text") -> None:
+    """``-o/--output`` and the output format: ``--json`` (one document) or ``--jsonl`` (one value a line)."""
+    parser.add_argument("-o", "--output", metavar="FILE", default=None,
+                        help="write results here (default: stdout); written to a temporary name, then renamed")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--json", dest="output_format", action="store_const", const="json",
+                       help="strict JSON (NaN written as null)")
+    group.add_argument("--jsonl", dest="output_format", action="store_const", const="jsonl",
+                       help="strict JSON lines: per-example records (with --per-example), then the aggregate")
+    parser.set_defaults(output_format=default_format)
+    if per_example:
+        parser.add_argument("--per-example", action="store_true", help="also write every example's scores")
+
+
+def add_n_jobs(parser) -> None:
+    parser.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads (default: all cores)")
+
+
+def add_progress(parser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--progress", dest="progress", action="store_true", default=None,
+                       help="always show progress on stderr")
+    group.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+
+
+def show_progress(args, n_items: int, threshold: int = 50_000) -> bool:
+    """``--progress`` / ``--no-progress``, else a bar for long inputs on an interactive stderr."""
+    if args.progress is not None:
+        return bool(args.progress)
+    return n_items >= threshold and sys.stderr.isatty()
+
+
+def add_hidden_alias(parser, *flags: str, dest: str, **kwargs) -> None:
+    """An old spelling of a shared option, accepted but not shown in --help."""
+    parser.add_argument(*flags, dest=dest, help=argparse.SUPPRESS, **kwargs)
+
+
+def check_extra(extra: str, *modules: str) -> None:
+    """Before any work: a one-line error naming ``pip install "qascore[extra]"`` when a module is missing."""
+    require_extra(extra, *modules)
