@@ -15,7 +15,8 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator, Sequence
+from typing import IO, Any
+from collections.abc import Iterable, Iterator, Sequence
 
 import orjson
 
@@ -37,11 +38,12 @@ def display_name(path) -> str:
     return "<stdin>" if str(path) == STDIN else str(path)
 
 
-def _open_binary(path) -> IO[bytes]:
+def _open_binary(path) -> contextlib.AbstractContextManager[Any]:
+    """A context manager giving a binary stream; stdin is not closed on exit."""
     if str(path) == STDIN:
-        return contextlib.nullcontext(sys.stdin.buffer)  # type: ignore[return-value]
+        return contextlib.nullcontext(sys.stdin.buffer)
     if str(path).endswith(".gz"):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
+        return gzip.open(path, "rb")
     return open(path, "rb")
 
 
@@ -52,7 +54,7 @@ def open_text(path) -> IO[str]:
     path = Path(path)
     if path.suffix == ".gz":
         return gzip.open(path, "rt", encoding="utf-8-sig", errors="strict", newline="")
-    return open(path, "r", encoding="utf-8-sig", errors="strict", newline="")
+    return open(path, encoding="utf-8-sig", errors="strict", newline="")
 
 
 def iter_lines(path) -> Iterator[tuple[int, str]]:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterator, Mapping
+from typing import Any, ClassVar
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 
@@ -35,7 +36,7 @@ class Statistics:
     sums: Mapping[str, Any]
     n: int
 
-    def __add__(self, other: "Statistics") -> "Statistics":
+    def __add__(self, other: Statistics) -> Statistics:
         if not isinstance(other, Statistics):
             return NotImplemented
         if set(self.sums) != set(other.sums):

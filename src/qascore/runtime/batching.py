@@ -6,7 +6,7 @@ short inputs comes from; sorting makes neighbouring rows similar in length so li
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

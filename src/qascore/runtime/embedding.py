@@ -8,7 +8,7 @@ the output last_hidden_state can be passed as ``model_path``.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

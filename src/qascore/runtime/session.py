@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -137,7 +137,7 @@ class OnnxSession:
             )
         providers = [_CUDA, _CPU] if device in ("cuda", "auto") and cuda_offered else [_CPU]
         self.graph = "as-stored"
-        source = str(self.model_path)
+        source: str | bytes = str(self.model_path)
         if _CUDA in providers:
             _preload_cuda_libraries(ort)
             rewritten, graph = _graph_for_cuda(self.model_path, dequantize_on_cuda, cuda_float16)

@@ -7,10 +7,12 @@ wherever scipy sums with numpy.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
-_JIT = dict(cache=True, nogil=True)
+_JIT: dict[str, Any] = dict(cache=True, nogil=True)
 
 # Statistic codes shared by the batched and resampling kernels.
 MEAN = 0

@@ -75,7 +75,7 @@ class Leaderboard:
 
     @classmethod
     def from_means(cls, means: Mapping, name="", higher_is_better=True, standard_errors: Mapping | None = None
-                   ) -> "Leaderboard":
+                   ) -> Leaderboard:
         """A leaderboard known only by each system's final score, with published standard errors
         (e.g. an official leaderboard's +- column) or none (0)."""
         board = cls({s: [v] for s, v in means.items()}, name=name, higher_is_better=higher_is_better)
@@ -137,7 +137,7 @@ class Leaderboard:
                 groups.append([int(cur)])
         return groups
 
-    def subset(self, systems) -> "Leaderboard":
+    def subset(self, systems) -> Leaderboard:
         index = {s: i for i, s in enumerate(self.systems)}
         rows = [index[s] for s in systems]
         board = Leaderboard(self.scores[rows], systems=list(systems), queries=self.queries, name=self.name,

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import threading
-from typing import Callable, Hashable, Iterable, Sequence, TypeVar
+from typing import TypeVar, cast
+from collections.abc import Callable, Hashable, Iterable, Sequence
 
 import numpy as np
 
@@ -135,7 +136,7 @@ class Vocabulary:
         return {"tokens": self._strings}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__()
+        Vocabulary.__init__(self)
         self._strings = list(state["tokens"])
         self._ids = {token: index for index, token in enumerate(self._strings)}
 
@@ -145,4 +146,4 @@ class Vocabulary:
             state = self._encoder_states.get(key)
             if state is None:
                 state = self._encoder_states[key] = create()
-            return state
+            return cast(State, state)

@@ -23,7 +23,8 @@ consonants, as in NLTK.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Optional
+from collections.abc import Callable, Sequence
 
 _VOWELS = frozenset("aeiou")
 
@@ -93,7 +94,7 @@ def _m_above_one(stem: str) -> bool:
 
 
 Condition = Optional[Callable[[str], bool]]
-Rule = Tuple[str, str, Condition]
+Rule = tuple[str, str, Condition]
 
 
 def _apply_first_matching(word: str, rules: Sequence[Rule]) -> str:

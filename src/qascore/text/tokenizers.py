@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Protocol, Sequence
+from typing import Protocol
+from collections.abc import Sequence
 
 from .encode import MODE_CHAR, MODE_CLASSES, MODE_ROUGE, MODE_WHITESPACE, class_table, encode_texts, lean_encoder
 from .packing import PackedTokens, Vocabulary, check_texts
@@ -20,7 +21,9 @@ from .porter import porter_stem
 
 class Tokenizer(Protocol):
     name: str
-    signature: str
+
+    @property
+    def signature(self) -> str: ...
 
     def tokenize(self, text: str) -> list[str]: ...
 

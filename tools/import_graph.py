@@ -1,0 +1,190 @@
+"""Draw qascore's import graph and check its layering rules.
+
+Every ``import`` in ``src/qascore`` counts, those inside functions too. The rules:
+
+* no cycles between modules;
+* no method package (``lexical``, ``nuggets``, ``exam``, ``ava``) imports another method;
+* no module of the shared layer imports a method; only the facades (``cli``, ``compat``) may.
+
+Usage: ``python tools/import_graph.py [--write docs/dev/import-graph.md]``; exit status 1 when a
+rule is broken, with each violation on its own line. ``tests/test_architecture.py`` runs the checks.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "qascore"
+METHODS = ("lexical", "nuggets", "exam", "ava")
+FACADES = ("cli", "compat")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve(current: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = current.split(".") if is_package else current.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def collect_modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def import_edges(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """module -> the qascore modules it imports (a name imported from a package counts as the
+    submodule when one exists by that name, else as the package)."""
+    edges: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve(name, is_package, node)
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+            for target in targets:
+                while target and target not in modules and "." in target:
+                    target = target.rsplit(".", 1)[0]  # a name inside a module, or a compiled kernel
+                if target.startswith("qascore") and target in modules and target != name:
+                    edges[name].add(target)
+    return edges
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "top"
+    if parts[1] in METHODS:
+        return parts[1]
+    if parts[1] in FACADES:
+        return "facade"
+    return "shared"
+
+
+def find_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for succ in sorted(edges[node]):
+            if succ not in index:
+                visit(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in on_stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    sys.setrecursionlimit(10_000)
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return components
+
+
+def _is_package_init(module: str, modules: dict[str, Path]) -> bool:
+    return modules[module].name == "__init__.py"
+
+
+def violations(edges: dict[str, set[str]], modules: dict[str, Path]) -> list[str]:
+    found = []
+    for cycle in find_cycles(_without_package_reexports(edges, modules)):
+        found.append("cycle: " + " <-> ".join(cycle))
+    for source, targets in sorted(edges.items()):
+        for target in sorted(targets):
+            src_layer, dst_layer = layer(source), layer(target)
+            if dst_layer in METHODS and src_layer in METHODS and src_layer != dst_layer:
+                found.append(f"method imports another method: {source} -> {target}")
+            elif dst_layer in METHODS and src_layer in ("shared", "top"):
+                found.append(f"shared layer imports a method: {source} -> {target}")
+    return found
+
+
+def _without_package_reexports(edges: dict[str, set[str]], modules: dict[str, Path]) -> dict[str, set[str]]:
+    """A package's ``__init__`` re-exporting its own submodules is not a cycle with them."""
+    return {
+        source: {t for t in targets if not (_is_package_init(source, modules) and t.startswith(source + "."))}
+        for source, targets in edges.items()
+    }
+
+
+def layer_graph(edges: dict[str, set[str]]) -> dict[tuple[str, str], int]:
+    """Imports counted between top-level packages (qascore.X), for the picture."""
+    counts: dict[tuple[str, str], int] = {}
+    for source, targets in edges.items():
+        for target in targets:
+            a, b = (m.split(".")[1] if "." in m else "qascore" for m in (source, target))
+            if a != b:
+                counts[(a, b)] = counts.get((a, b), 0) + 1
+    return counts
+
+
+def render_markdown(edges: dict[str, set[str]], problems: list[str]) -> str:
+    lines = [
+        "# Import graph",
+        "",
+        "Drawn by `python tools/import_graph.py --write docs/dev/import-graph.md` from every import in",
+        "`src/qascore` (imports inside functions included). An arrow is \"imports\"; the number is how many",
+        "module-to-module imports it stands for. `tests/test_architecture.py` fails when a rule is broken.",
+        "",
+        "```mermaid",
+        "graph LR",
+    ]
+    for (a, b), n in sorted(layer_graph(edges).items()):
+        lines.append(f"    {a} -->|{n}| {b}")
+    lines += ["```", "", "## Rules", ""]
+    lines += ["- no cycles between modules;", "- no method (`lexical`, `nuggets`, `exam`, `ava`) imports another;",
+              "- the shared layer imports no method; only `cli` and `compat` (facades) do.", ""]
+    lines += ["Status: " + ("all rules hold." if not problems else f"{len(problems)} violations:"), ""]
+    lines += [f"- {p}" for p in problems]
+    lines += ["", "## Modules", "", "| module | imports |", "|---|---|"]
+    for source in sorted(edges):
+        lines.append(f"| `{source}` | {', '.join(f'`{t}`' for t in sorted(edges[source])) or '-'} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", help="write the Markdown picture here")
+    args = parser.parse_args(argv)
+    modules = collect_modules()
+    edges = import_edges(modules)
+    problems = violations(edges, modules)
+    if args.write:
+        Path(args.write).write_text(render_markdown(edges, problems), encoding="utf-8")
+    for problem in problems:
+        print(problem)
+    print(f"{len(modules)} modules, {sum(map(len, edges.values()))} imports, {len(problems)} violations")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
