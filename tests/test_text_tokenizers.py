@@ -149,3 +149,45 @@ def test_non_strings_are_named_by_index(tokenizer):
         tokenizer.tokenize(3)
     with pytest.raises(TypeError, match=r"texts\[0\] must be str, got bytes"):
         tokenizer.encode_batch([b"x"], Vocabulary())
+
+
+# ---------------------------------------------------------------- WordTermTokenizer
+import re as _re
+
+from hypothesis import given, settings
+from hypothesis import strategies as _st
+
+from qascore.text import PorterStemmer, Vocabulary as _Vocabulary, WordTermTokenizer, porter_stem
+from qascore.text.stopwords import STOPWORDS
+
+
+def _reference_terms(text, stem, stopwords):
+    """The rule written plainly: lowercase, \\w+ runs, stopwords out, then stem."""
+    words = _re.findall(r"\w+", text.lower())
+    return [stem(w) if stem else w for w in words if w not in stopwords]
+
+
+_word_texts = _st.lists(_st.sampled_from(["The", "cats", "running", "a", "über", "x_y", "42", "\x00", "İ", "of",
+                                          "Because", " ", ".", "\n", "東京"]), max_size=12).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_st.lists(_word_texts, max_size=6), _st.booleans(), _st.booleans())
+def test_word_terms_match_the_plain_rule_and_batch_equals_single(texts, stem, stop):
+    stemmer = porter_stem if stem else None
+    stopwords = STOPWORDS if stop else frozenset()
+    tok = WordTermTokenizer(stem=stemmer, stopwords=stopwords)
+    assert [tok.tokenize(t) for t in texts] == [_reference_terms(t, stemmer, stopwords) for t in texts]
+    vocab = _Vocabulary()
+    packed = tok.encode_batch(texts, vocab)
+    rows = [[vocab.token(int(i)) for i in packed.ids[a:b]] for a, b in zip(packed.offsets[:-1], packed.offsets[1:])]
+    assert rows == tok.tokenize_batch(texts)
+
+
+def test_word_terms_signature_and_registry():
+    from qascore.text import get_tokenizer
+
+    assert get_tokenizer("words").signature == "words-lower"
+    assert WordTermTokenizer(stem=porter_stem, stopwords=STOPWORDS).signature == "words-lower-nostop-stem"
+    assert WordTermTokenizer(stopwords=STOPWORDS).tokenize("The cat of the Hat") == ["cat", "hat"]
+    assert PorterStemmer is not None

@@ -12,6 +12,7 @@ from .tokenizers import (
     Tokenizer,
     UnicodeWordTokenizer,
     WhitespaceTokenizer,
+    WordTermTokenizer,
     get_tokenizer,
     register_tokenizer,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "UnicodeWordTokenizer",
     "WhitespaceTokenizer",
     "CharTokenizer",
+    "WordTermTokenizer",
     "PorterStemmer",
     "porter_stem",
     "check_texts",

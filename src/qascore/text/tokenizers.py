@@ -14,6 +14,8 @@ from functools import lru_cache
 from typing import Protocol
 from collections.abc import Sequence
 
+import numpy as np
+
 from .encode import MODE_CHAR, MODE_CLASSES, MODE_ROUGE, MODE_WHITESPACE, class_table, encode_texts, lean_encoder
 from .packing import PackedTokens, Vocabulary, check_texts
 from .porter import porter_stem
@@ -237,10 +239,75 @@ class UnicodeWordTokenizer(_TokenizerBase):
         return f"UnicodeWordTokenizer(use_stemmer={self.use_stemmer})"
 
 
+_WORD = re.compile(r"\w+")
+_WORD_OR_BREAK = re.compile(r"\w+|\x00")  # NUL separates texts joined for one regex pass
+_BREAK, _DROPPED = -2, -1
+
+
+class WordTermTokenizer(_TokenizerBase):
+    """Terms for lexical matching: ``text.lower()``, runs of ``\\w`` (Unicode word characters),
+    stopwords dropped, then each word through ``stem`` (any ``str -> str``; None keeps it).
+
+    Each distinct word is analysed once and cached on the tokeniser, so a large collection costs
+    one regex pass per batch and a dictionary lookup per token. This is the rule of EXAM's
+    lexical solvers and of the rubric workbench's free-text answer normalisation.
+    """
+
+    name = "words"
+
+    def __init__(self, stem=None, stopwords=frozenset()) -> None:
+        self._stem = stem
+        self._stopwords = frozenset(stopwords)
+        self._cache: dict[str, str | None] = {}
+        self.use_stemmer = stem is not None
+
+    @property
+    def signature(self) -> str:
+        parts = [self.name, "lower"] + (["nostop"] if self._stopwords else []) + (["stem"] if self._stem else [])
+        return "-".join(parts)
+
+    def _term(self, word: str) -> str | None:
+        term = self._cache.get(word, "")
+        if term == "":
+            term = None if word in self._stopwords else (self._stem(word) if self._stem else word)
+            self._cache[word] = term
+        return term
+
+    def tokenize(self, text: str) -> list[str]:
+        _check_text(text)
+        terms = map(self._term, _WORD.findall(text.lower()))
+        return [term for term in terms if term is not None]
+
+    def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens:
+        """Same terms as :meth:`tokenize`, packed in one regex pass over all texts."""
+        texts = texts if isinstance(texts, (list, tuple)) else list(texts)
+        check_texts(texts)
+        words = _WORD_OR_BREAK.findall("\x00".join(t.replace("\x00", " ") for t in texts).lower())
+        # word -> id map local to the call, so concurrent calls never share it; all new terms are
+        # interned in one pack
+        distinct = list(set(words).difference(("\x00",)))
+        kept = [(w, t) for w, t in zip(distinct, map(self._term, distinct)) if t is not None]
+        ids_of = dict.fromkeys(distinct, _DROPPED)
+        ids_of["\x00"] = _BREAK
+        if kept:
+            ids_of.update(zip((w for w, _ in kept), vocab.pack([[t for _, t in kept]]).ids.tolist()))
+        ids = np.array(list(map(ids_of.__getitem__, words)), dtype=np.int64)
+        row = np.cumsum(ids == _BREAK)
+        keep = ids >= 0
+        counts = np.bincount(row[keep], minlength=len(texts)) if len(texts) else np.zeros(0, dtype=np.int64)
+        offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        return PackedTokens(ids[keep].astype(np.int32), offsets)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(stem={self._stem!r}, stopwords={len(self._stopwords)} words)"
+
+
 _REGISTRY = {
     "whitespace": WhitespaceTokenizer,
     "char": CharTokenizer,
     "rouge": RougeTokenizer,
+    "words": WordTermTokenizer,
     "unicode": UnicodeWordTokenizer,
 }
 
