@@ -20,6 +20,10 @@ from qascore.text import (
     get_tokenizer,
 )
 from test_text_corpus import all_texts
+import re as _re
+
+from qascore.text import PorterStemmer, Vocabulary as _Vocabulary, WordTermTokenizer, porter_stem
+from qascore.text.stopwords import STOPWORDS
 
 
 class _MemoisedNltkStemmer:
@@ -152,13 +156,6 @@ def test_non_strings_are_named_by_index(tokenizer):
 
 
 # ---------------------------------------------------------------- WordTermTokenizer
-import re as _re
-
-from hypothesis import given, settings
-from hypothesis import strategies as _st
-
-from qascore.text import PorterStemmer, Vocabulary as _Vocabulary, WordTermTokenizer, porter_stem
-from qascore.text.stopwords import STOPWORDS
 
 
 def _reference_terms(text, stem, stopwords):
@@ -167,12 +164,12 @@ def _reference_terms(text, stem, stopwords):
     return [stem(w) if stem else w for w in words if w not in stopwords]
 
 
-_word_texts = _st.lists(_st.sampled_from(["The", "cats", "running", "a", "über", "x_y", "42", "\x00", "İ", "of",
+_word_texts = st.lists(st.sampled_from(["The", "cats", "running", "a", "über", "x_y", "42", "\x00", "İ", "of",
                                           "Because", " ", ".", "\n", "東京"]), max_size=12).map(" ".join)
 
 
 @settings(max_examples=200, deadline=None)
-@given(_st.lists(_word_texts, max_size=6), _st.booleans(), _st.booleans())
+@given(st.lists(_word_texts, max_size=6), st.booleans(), st.booleans())
 def test_word_terms_match_the_plain_rule_and_batch_equals_single(texts, stem, stop):
     stemmer = porter_stem if stem else None
     stopwords = STOPWORDS if stop else frozenset()
