@@ -326,7 +326,7 @@ def paired_pvalue(d: np.ndarray, test: str, n_resamples: int, seed: int) -> floa
 class Comparison:
     """Systems x metrics means with pairwise p-values; ``str()`` is the ranx-style table.
 
-    pvalues[m][i, j]: two-sided p-value of systems i and j on metric m. A cell of system i lists
+    ``pvalues[m][i, j]``: two-sided p-value of systems i and j on metric m. A cell of system i lists
     the labels of systems j it beats significantly (higher mean, p <= max_p).
     """
 
