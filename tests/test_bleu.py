@@ -1,5 +1,4 @@
 """BLEU: parity with sacrebleu 2.6 on real text, and a plain-Python oracle on generated input."""
-import json
 import math
 from collections import Counter
 
@@ -44,7 +43,7 @@ words = st.lists(st.sampled_from("a b c d e . , 1 2".split()), max_size=14).map(
 def test_statistics_match_plain_python_counting(data, order):
     hyps = [h for h, _ in data]
     refs = [r for _, r in data]
-    stats = BLEU("none", max_ngram_order=order, n_jobs=2).statistics(hyps, refs)
+    stats = BLEU("none", max_ngram_order=order, n_jobs=2).segment_statistics(hyps, refs)
     for i, (h, rs) in enumerate(data):
         sys_len, ref_len, correct, total = oracle_statistics(h.split(), [r.split() for r in rs], order)
         assert stats.sys_len[i] == sys_len and stats.ref_len[i] == ref_len
@@ -93,7 +92,7 @@ def test_corpus_and_sentence_bleu_match_sacrebleu_on_real_data(real_pairs, tok):
     # sacrebleu's own segment statistics (tokenised once), then its own compute_bleu per setting.
     sacre = SacreBLEU(tokenize=tok)
     sacre_stats = sacre._extract_corpus_statistics(hyps, streams)
-    ours_stats = BLEU(tok).statistics(hyps, refs)
+    ours_stats = BLEU(tok).segment_statistics(hyps, refs)
     ours_rows = np.column_stack([ours_stats.sys_len, ours_stats.ref_len, ours_stats.correct, ours_stats.total])
     assert ours_rows.tolist() == [list(map(int, s)) for s in sacre_stats]
     totals = [sum(col) for col in zip(*sacre_stats)]

@@ -228,3 +228,10 @@ def test_unknown_options_are_named():
         score_dureader({}, {1: ref(1, ["a"])}, variant="lic2020")
     with pytest.raises(ValueError, match="unknown tokenize"):
         score_dureader({}, {1: ref(1, ["a"])}, tokenize="bpe")
+
+
+def test_per_question_report_needs_per_question_scores():
+    r = score_one(ref(1, ["ab"]), pred(1, "ab"))
+    with pytest.raises(ValueError, match="per_question=True"):
+        r.to_dict(per_question=True)
+    assert "per_question" not in r.to_dict()

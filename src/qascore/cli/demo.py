@@ -7,7 +7,7 @@ from importlib import resources
 
 # Each module defines ``run_demo(data_dir, out)``: it scores its bundled demo data and prints a report.
 _DEMO_PARTS = [
-    "qascore.cli.rouge",
+    "qascore.lexical.demo_rouge",
     "qascore.lexical.demo_mrc",
     "qascore.nuggets.demo",
     "qascore.exam.demo",

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._parallel import resolve_n_jobs, threads_for
 from ..errors import check_same_length, check_text_batch
+from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import make_signature
 from ..text.packing import Vocabulary
 from ..text.sacrebleu_tokenizers import get_sacrebleu_tokenizer, preprocess_segment
@@ -90,9 +91,10 @@ def _interleave(hypotheses: list, references: list) -> tuple[list, np.ndarray]:
     return list(chain.from_iterable([(hyp, *refs) for hyp, refs in zip(hypotheses, references)])), hyp_rows
 
 
-def _interleave_checked(hypotheses: list, references: list) -> tuple[list, list]:
+def _interleave_checked(hypotheses: list, references: list) -> tuple[list, np.ndarray]:
     """:func:`_interleave` for any iterables of references, naming a bad entry."""
-    lines, hyp_rows = [], []
+    lines: list = []
+    hyp_rows: list[int] = []
     for i, (hyp, refs) in enumerate(zip(hypotheses, references)):
         if isinstance(refs, str):
             raise TypeError(f"references[{i}] must be a list of strings, not a single string")
@@ -102,7 +104,7 @@ def _interleave_checked(hypotheses: list, references: list) -> tuple[list, list]
         lines.extend(refs)
         if len(lines) == start + 1:
             raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
-    return lines, hyp_rows
+    return lines, np.asarray(hyp_rows, dtype=np.int64)
 
 
 def segment_lines(hypotheses, references) -> Segments:
@@ -198,10 +200,20 @@ def bleu_from_statistics(correct, total, sys_len, ref_len, *, smooth_method: str
     return score, precisions, bp, correct, total
 
 
-class BLEU:
+class BLEU(Metric):
     """BLEU with sacrebleu's settings: ``tokenize`` in 13a/none/intl/zh/char, ``lowercase``,
     ``smooth_method`` in none/floor/add-k/exp (``smooth_value`` for floor and add-k),
-    ``max_ngram_order`` and ``effective_order``. Batch calls use ``n_jobs`` threads."""
+    ``max_ngram_order`` and ``effective_order``. Batch calls use ``n_jobs`` threads.
+
+    As a :class:`~qascore.metric.Metric`: ``score`` is sentence BLEU of every hypothesis (with this
+    object's settings; sacrebleu's ``sentence_bleu`` uses ``effective_order=True``),
+    ``statistics`` are the corpus n-gram counts and lengths (integers, so they add exactly) and
+    ``aggregate`` / ``compute`` give corpus BLEU, bit for bit the ``score`` of
+    :meth:`corpus_score` on the whole stream. :meth:`corpus_score` returns sacrebleu's result
+    object (:class:`BLEUScore`) rather than a :class:`~qascore.metric.CorpusScore`.
+    """
+
+    name = "bleu"
 
     def __init__(self, tokenize: str = "13a", *, lowercase: bool = False, smooth_method: str = "exp",
                  smooth_value=None, max_ngram_order: int = 4, effective_order: bool = False,
@@ -233,7 +245,12 @@ class BLEU:
         packed = Vocabulary().pack([preprocess_segment(t, tok) for t in texts])
         return packed.ids, packed.offsets
 
-    def statistics(self, hypotheses, references) -> BleuStatistics:
+    def settings(self) -> dict:
+        return {"tokenize": self.tokenizer.name, "lowercase": self.lowercase, "smooth_method": self.smooth_method,
+                "smooth_value": self.smooth_value, "max_ngram_order": self.max_ngram_order,
+                "effective_order": self.effective_order}
+
+    def segment_statistics(self, hypotheses, references) -> BleuStatistics:
         """Sufficient statistics of every hypothesis against its own list of references."""
         from .._kernels.ngram import clipped_ngram_matches, ngram_totals
 
@@ -248,13 +265,26 @@ class BLEU:
         return BleuStatistics(sys_len, closest_reference_lengths(sys_len, lengths[ref_rows], groups),
                               correct, ngram_totals(sys_len, self.max_ngram_order))
 
+    def statistics(self, hypotheses, references) -> Statistics:
+        """Corpus statistics of a batch: ``sys_len``, ``ref_len``, ``correct`` and ``total`` (per
+        n-gram order) summed over segments, and the reference counts behind ``nrefs``."""
+        if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
+            references = list(references)
+        stats = self.segment_statistics(hypotheses, references)
+        counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+        return Statistics({"sys_len": int(stats.sys_len.sum()), "ref_len": int(stats.ref_len.sum()),
+                           "correct": stats.correct.sum(axis=0), "total": stats.total.sum(axis=0),
+                           "refs": int(counts.sum()), "refs_squared": int((counts * counts).sum())}, len(stats))
+
     # -- scores ----------------------------------------------------------------------------
-    def signature(self, nrefs) -> str:
+    def signature(self, nrefs: str | int | None = None) -> str:
+        """The settings of a score; ``nrefs`` (references per hypothesis, or ``var``) when known."""
         smooth = self.smooth_method
         if SMOOTH_DEFAULTS[smooth] is not None:
             value = SMOOTH_DEFAULTS[smooth] if self.smooth_value is None else self.smooth_value
             smooth += f"[{value:.2f}]"
-        return make_signature("bleu", nrefs=nrefs, case="lc" if self.lowercase else "mixed",
+        counted = {} if nrefs is None else {"nrefs": nrefs}
+        return make_signature("bleu", **counted, case="lc" if self.lowercase else "mixed",
                               eff=self.effective_order, tok=self.tokenizer.name, smooth=smooth,
                               ngram=self.max_ngram_order)
 
@@ -267,27 +297,53 @@ class BLEU:
         return bleu_from_statistics(correct, total, sys_len, ref_len, smooth_method=self.smooth_method,
                                     smooth_value=self.smooth_value, effective_order=self.effective_order)
 
-    def score_statistics(self, stats: BleuStatistics, signature: str = "") -> BLEUScore:
-        """Corpus BLEU of already computed statistics (e.g. summed over several batches)."""
-        sys_len, ref_len = int(stats.sys_len.sum()), int(stats.ref_len.sum())
-        correct, total = stats.correct.sum(axis=0), stats.total.sum(axis=0)
+    @staticmethod
+    def _nrefs_of(stats: Statistics) -> str:
+        """``nrefs`` of summed statistics: all counts are equal iff n * sum(k^2) == sum(k)^2."""
+        refs, n = stats.sums["refs"], stats.n
+        return str(refs // n) if n and n * stats.sums["refs_squared"] == refs * refs else "var"
+
+    def score_statistics(self, stats: BleuStatistics | Statistics, signature: str = "") -> BLEUScore:
+        """Corpus BLEU of already computed statistics: per-segment :class:`BleuStatistics`, or
+        :meth:`statistics` summed over several batches."""
+        if isinstance(stats, Statistics):
+            sys_len, ref_len = int(stats.sums["sys_len"]), int(stats.sums["ref_len"])
+            correct, total = stats.sums["correct"], stats.sums["total"]
+        else:
+            sys_len, ref_len = int(stats.sys_len.sum()), int(stats.ref_len.sum())
+            correct, total = stats.correct.sum(axis=0), stats.total.sum(axis=0)
         score, prec, bp, counts, totals = self._compute(correct, total, sys_len, ref_len)
         return BLEUScore(float(score[0]), _as_numbers(counts[0]), _as_numbers(totals[0]),
                          prec[0].tolist(), float(bp[0]), sys_len, ref_len, signature)
 
-    def corpus_score(self, hypotheses, references) -> BLEUScore:
+    def aggregate(self, statistics: Statistics) -> CorpusScore:
+        """Corpus BLEU of summed statistics: ``score``, ``precision_1..N`` (percent), ``bp``,
+        ``sys_len`` and ``ref_len``."""
+        result = self.score_statistics(statistics)
+        values = {"score": result.score, **{f"precision_{k}": p for k, p in enumerate(result.precisions, 1)},
+                  "bp": result.bp, "sys_len": result.sys_len, "ref_len": result.ref_len}
+        return CorpusScore(self.name, values, statistics.n, self.signature(self._nrefs_of(statistics)))
+
+    def corpus_score(self, hypotheses, references) -> BLEUScore:  # type: ignore[override]  # sacrebleu's shape
         """Corpus BLEU: statistics summed over all segments, then one score."""
-        stats = self.statistics(hypotheses, references)
+        stats = self.segment_statistics(hypotheses, references)
         return self.score_statistics(stats, self.signature(self._nrefs(references)))
 
     def sentence_scores(self, hypotheses, references) -> np.ndarray:
         """BLEU of every hypothesis on its own (0-100), float64[Q]; one compiled pass for the batch."""
-        stats = self.statistics(hypotheses, references)
+        stats = self.segment_statistics(hypotheses, references)
         return self._compute(stats.correct, stats.total, stats.sys_len, stats.ref_len)[0]
+
+    def score(self, hypotheses, references) -> ExampleScores:
+        """Sentence BLEU of every hypothesis (column ``bleu``, 0-100), as :meth:`sentence_scores`."""
+        if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
+            references = list(references)
+        return ExampleScores(self.name, {"bleu": self.sentence_scores(hypotheses, references)},
+                             self.signature(self._nrefs(references)))
 
     def sentence_score(self, hypothesis: str, references) -> BLEUScore:
         """BLEU of one hypothesis against its references, as a full score object."""
-        stats = self.statistics([hypothesis], [references])
+        stats = self.segment_statistics([hypothesis], [references])
         return self.score_statistics(stats, self.signature(self._nrefs([references])))
 
 

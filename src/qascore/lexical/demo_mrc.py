@@ -2,9 +2,9 @@
 (written for qascore; no third-party data is shipped)."""
 from __future__ import annotations
 
-import json
 from importlib.resources import as_file
 
+from ..io import read_json
 from .bleu import BLEU
 from .formats_mrc import read_dureader_predictions, read_dureader_references
 from .mrc import score_dureader
@@ -12,7 +12,8 @@ from .mrc import score_dureader
 
 def run_demo(data_dir, out) -> None:
     base = data_dir / "mrc"
-    pairs = json.loads((base / "bleu_pairs.json").read_text(encoding="utf-8"))
+    with as_file(base / "bleu_pairs.json") as pairs_path:
+        pairs = read_json(pairs_path)
     print("BLEU (sacrebleu 2.6 semantics, 13a, exp smoothing)", file=out)
     corpus = BLEU().corpus_score(pairs["hypotheses"], pairs["references"])
     print(f"  corpus: {corpus}", file=out)
@@ -25,7 +26,7 @@ def run_demo(data_dir, out) -> None:
         preds, refs = read_dureader_predictions(pred_path), read_dureader_references(ref_path)
     for alpha, beta in ((0.0, 0.0), (1.0, 1.0), (2.0, 1.0)):
         r = score_dureader(preds, refs, alpha=alpha, beta=beta, per_question=True)
-        per_q = " ".join(f"q{q}={s:.3f}" for q, s in zip(r.question_ids, r.rouge_l_per_question))
+        per_q = " ".join(f"q{row['question_id']}={row['ROUGE-L']:.3f}" for row in r.to_dict(True)["per_question"])
         print(f"  alpha={alpha:g} beta={beta:g}: ROUGE-L {100 * r.rouge_l:.2f}  BLEU-4 {100 * r.bleu4:.2f}"
               f"  ({per_q})", file=out)
     print("  q4 predicts the wrong opinion (Yes vs No): it gains no yes/no bonus.", file=out)

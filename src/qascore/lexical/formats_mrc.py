@@ -10,14 +10,15 @@ lists of strings, default ``[]``); other fields such as ``source`` are ignored.
 DuReader prediction fields: ``question_id``, ``answers`` (list; only the first is scored),
 ``yesno_answers`` (optional list; only the first is used).
 MS MARCO fields: ``query_id`` and ``answers`` (list of strings); a candidate has at most one answer.
-A question id appearing twice in one file is an error naming both lines.
+A question id appearing twice in one file is an error naming both lines. Every path may be ``-``
+(standard input), named ``<stdin>`` in errors.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..errors import InputFormatError
-from ..io import iter_jsonl, require_field
+from ..io import display_name, iter_jsonl, require_field
 
 
 @dataclass(frozen=True)
@@ -54,20 +55,22 @@ def _string_list(record, field, path, lineno, *, default=None) -> tuple:
     values = require_field(record, field, list, path, lineno)
     for i, value in enumerate(values):
         if not isinstance(value, str):
-            raise InputFormatError(path, lineno, f"{field}[{i}] must be a string, got {type(value).__name__}")
+            raise InputFormatError(display_name(path), lineno,
+                                   f"{field}[{i}] must be a string, got {type(value).__name__}")
     return tuple(values)
 
 
 def _question_id(record, field, path, lineno):
     qid = require_field(record, field, (int, str), path, lineno)
     if isinstance(qid, bool):
-        raise InputFormatError(path, lineno, f"field {field!r} must be int/str, got bool")
+        raise InputFormatError(display_name(path), lineno, f"field {field!r} must be int/str, got bool")
     return qid
 
 
 def _add_unique(records: dict, qid, record, path, lineno, field) -> None:
     if qid in records:
-        raise InputFormatError(path, lineno, f"duplicate {field} {qid!r} (first on line {records[qid].line})")
+        raise InputFormatError(display_name(path), lineno,
+                               f"duplicate {field} {qid!r} (first on line {records[qid].line})")
     records[qid] = record
 
 
@@ -82,13 +85,14 @@ def read_dureader_references(path) -> dict:
         entities = []
         raw_entities = obj.get("entity_answers", [])
         if not isinstance(raw_entities, list):
-            raise InputFormatError(path, lineno, "field 'entity_answers' must be a list of lists of strings")
+            raise InputFormatError(display_name(path), lineno,
+                                   "field 'entity_answers' must be a list of lists of strings")
         for i, group in enumerate(raw_entities):
             if not isinstance(group, list) or not all(isinstance(e, str) for e in group):
-                raise InputFormatError(path, lineno, f"entity_answers[{i}] must be a list of strings")
+                raise InputFormatError(display_name(path), lineno, f"entity_answers[{i}] must be a list of strings")
             entities.append(tuple(group))
-        _add_unique(records, qid, DuReaderReference(qid, qtype, answers, yesno, tuple(entities), str(path), lineno),
-                    path, lineno, "question_id")
+        reference = DuReaderReference(qid, qtype, answers, yesno, tuple(entities), display_name(path), lineno)
+        _add_unique(records, qid, reference, path, lineno, "question_id")
     return records
 
 
@@ -99,7 +103,7 @@ def read_dureader_predictions(path) -> dict:
         qid = _question_id(obj, "question_id", path, lineno)
         answers = _string_list(obj, "answers", path, lineno)
         yesno = _string_list(obj, "yesno_answers", path, lineno, default=())
-        record = DuReaderPrediction(qid, answers, yesno, str(path), lineno)
+        record = DuReaderPrediction(qid, answers, yesno, display_name(path), lineno)
         _add_unique(records, qid, record, path, lineno, "question_id")
     return records
 
@@ -111,6 +115,7 @@ def read_msmarco(path, *, candidates: bool = False) -> dict:
         qid = _question_id(obj, "query_id", path, lineno)
         answers = _string_list(obj, "answers", path, lineno)
         if candidates and len(answers) > 1:
-            raise InputFormatError(path, lineno, f"a candidate has at most one answer, got {len(answers)}")
-        _add_unique(records, qid, MsMarcoRecord(qid, answers, str(path), lineno), path, lineno, "query_id")
+            raise InputFormatError(display_name(path), lineno,
+                                   f"a candidate has at most one answer, got {len(answers)}")
+        _add_unique(records, qid, MsMarcoRecord(qid, answers, display_name(path), lineno), path, lineno, "query_id")
     return records

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._parallel import resolve_n_jobs, threads_for
 from ..errors import InputFormatError
+from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import make_signature
 from ..text import CharTokenizer, Vocabulary, WhitespaceTokenizer
 from .bleu import closest_reference_lengths
@@ -72,6 +73,7 @@ class MrcScores:
     n_missing_predictions: int
     n_unused_predictions: int
     signature: str
+    rouge_l_sum: float = 0.0  # the script's sequential sum behind the mean ``rouge_l``
     question_ids: list = field(default_factory=list)
     rouge_l_per_question: np.ndarray | None = None
     bleu_per_question: np.ndarray | None = None
@@ -95,6 +97,8 @@ class MrcScores:
             "signature": self.signature,
         }
         if per_question:
+            if self.rouge_l_per_question is None or self.bleu_per_question is None:
+                raise ValueError("per-question scores were not computed: score with per_question=True")
             out["per_question"] = [
                 {"question_id": q, "ROUGE-L": float(r), f"BLEU-{len(self.bleu)}": float(b)}
                 for q, r, b in zip(self.question_ids, self.rouge_l_per_question, self.bleu_per_question)
@@ -161,6 +165,21 @@ def _cumulative_bleu(match, candi, c_total, r_total) -> list:
     return [b * bp for b in cumulative]
 
 
+def _check_settings(variant: str, max_order: int, tokenize: str) -> None:
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
+    if not isinstance(max_order, int) or max_order < 1:
+        raise ValueError(f"max_order must be a positive int, got {max_order!r}")
+    if tokenize not in TOKENIZATIONS:
+        raise ValueError(f"unknown tokenize {tokenize!r}; known: {', '.join(TOKENIZATIONS)}")
+
+
+def dureader_signature(*, alpha: float, beta: float, gamma: float, max_order: int, variant: str,
+                       tokenize: str) -> str:
+    """The signature of :func:`score_dureader`'s settings."""
+    return make_signature("mrc", variant=variant, alpha=alpha, beta=beta, gamma=gamma, ngram=max_order, tok=tokenize)
+
+
 def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, beta: float = 1.0,
                    gamma: float = 1.2, max_order: int = 4, variant: str = "mrc2018",
                    tokenize: str = "char", per_question: bool = False, n_jobs: int | None = None) -> MrcScores:
@@ -173,12 +192,7 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
     from .._kernels.lcs import lcs_lengths
     from .._kernels.ngram import clipped_ngram_matches, ngram_totals
 
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
-    if not isinstance(max_order, int) or max_order < 1:
-        raise ValueError(f"max_order must be a positive int, got {max_order!r}")
-    if tokenize not in TOKENIZATIONS:
-        raise ValueError(f"unknown tokenize {tokenize!r}; known: {', '.join(TOKENIZATIONS)}")
+    _check_settings(variant, max_order, tokenize)
     n_jobs = resolve_n_jobs(n_jobs)
     questions, missing, unused = _scored_questions(predictions, references, variant, tokenize)
     if not questions:
@@ -187,12 +201,13 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
     # Rows of one packed array: candidates, then every answer, then every entity.
     q_count = len(questions)
     strings = [q.candidate for q in questions]
-    answer_rows, answer_groups = [], [0]
+    answer_row_list: list[int] = []
+    answer_group_list = [0]
     for q in questions:
-        answer_rows.extend(range(len(strings), len(strings) + len(q.answers)))
+        answer_row_list.extend(range(len(strings), len(strings) + len(q.answers)))
         strings.extend(q.answers)
-        answer_groups.append(len(answer_rows))
-    entity_row = {}
+        answer_group_list.append(len(answer_row_list))
+    entity_row: dict[str, int] = {}
     for q in questions:
         for e in q.entities or ():
             entity_row.setdefault(e, len(strings) + len(entity_row))
@@ -200,15 +215,19 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
     ids, offsets = _pack(strings, tokenize, n_jobs)
     lengths = np.diff(offsets)
     cand_rows = np.arange(q_count, dtype=np.int64)
-    answer_rows = np.asarray(answer_rows, dtype=np.int64)
-    answer_groups = np.asarray(answer_groups, dtype=np.int64)
+    answer_rows = np.asarray(answer_row_list, dtype=np.int64)
+    answer_groups = np.asarray(answer_group_list, dtype=np.int64)
     owner = np.repeat(cand_rows, np.diff(answer_groups))
     cand_len = lengths[:q_count].astype(np.float64)
 
     # Bonus tasks: yes/no against the answers sharing the predicted label, entity against entities.
-    yn_questions, yn_refs, yn_groups = [], [], [0]
-    ent_questions, ent_refs, ent_groups = [], [], [0]
-    same_label = np.zeros(len(answer_rows), dtype=bool)
+    yn_questions: list[int] = []
+    yn_refs: list[int] = []
+    yn_groups = [0]
+    ent_questions: list[int] = []
+    ent_refs: list[int] = []
+    ent_groups = [0]
+    same_label = np.zeros(len(answer_rows), dtype=np.bool_)
     entity_bonus_len = np.zeros(q_count)
     for i, q in enumerate(questions):
         first = answer_groups[i]
@@ -259,10 +278,11 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
     c_total, r_total = int(lengths[:q_count].sum()), int(closest.sum())
     bleu = _cumulative_bleu(match_total.tolist(), candi_total.tolist(), c_total, r_total)
 
-    signature = make_signature("mrc", variant=variant, alpha=alpha, beta=beta, gamma=gamma,
-                               ngram=max_order, tok=tokenize)
+    signature = dureader_signature(alpha=alpha, beta=beta, gamma=gamma, max_order=max_order, variant=variant,
+                                   tokenize=tokenize)
+    rouge_sum = sum(rouge.tolist())
     result = MrcScores(
-        rouge_l=1.0 * sum(rouge.tolist()) / len(rouge), bleu=bleu,
+        rouge_l=1.0 * rouge_sum / len(rouge), rouge_l_sum=rouge_sum, bleu=bleu,
         match_ngram=match_total.tolist(), candi_ngram=candi_total.tolist(), c_total=c_total,
         r_total=r_total, n_scored=q_count, n_missing_predictions=missing, n_unused_predictions=unused,
         signature=signature)
@@ -273,3 +293,68 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
             _cumulative_bleu((base[i] + bonus[i]).tolist(), (cand_ngrams[i] + bonus[i]).tolist(),
                              int(lengths[i]), int(closest[i]))[-1] for i in range(q_count)])
     return result
+
+
+class DuReaderMrc(Metric):
+    """The DuReader adapted ROUGE-L and BLEU-1..N as a :class:`~qascore.metric.Metric` over
+    :func:`score_dureader` (the constructor takes its settings).
+
+    A batch is ``(predictions, references)``, the dicts that :func:`read_dureader_predictions` and
+    :func:`read_dureader_references` return; a batch without any scorable question raises
+    ``ValueError`` as :func:`score_dureader` does. ``score`` gives per-question ``ROUGE-L`` and
+    ``BLEU-N`` (the question's own BLEU; their mean is not the corpus BLEU), with question ids.
+
+    The corpus figures are the script's: ``ROUGE-L`` is the mean of per-question values, and
+    ``BLEU-k`` is computed once from n-gram totals. Both decompose into sums, which
+    :meth:`statistics` carries: ``rouge_l`` (sum of per-question ROUGE-L), ``match_ngram`` and
+    ``candi_ngram`` (per order, bonus terms included), ``c_total`` and ``r_total`` (lengths), and
+    the counts ``n_missing_predictions`` / ``n_unused_predictions``. On one batch the aggregate is
+    bit for bit :func:`score_dureader`'s; over several batches the script's sequential float sums
+    are regrouped, so ``ROUGE-L`` (and BLEU when ``alpha`` or ``beta`` is not an integer, the
+    n-gram totals being integers otherwise) can differ in the last bits. Split a corpus by
+    question: a prediction whose question sits in another batch counts as unused.
+    """
+
+    name = "mrc"
+
+    def __init__(self, *, alpha: float = 1.0, beta: float = 1.0, gamma: float = 1.2, max_order: int = 4,
+                 variant: str = "mrc2018", tokenize: str = "char", n_jobs: int | None = None) -> None:
+        _check_settings(variant, max_order, tokenize)
+        self.alpha, self.beta, self.gamma, self.max_order = alpha, beta, gamma, max_order
+        self.variant, self.tokenize, self.n_jobs = variant, tokenize, n_jobs
+
+    def settings(self) -> dict:
+        return {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma, "max_order": self.max_order,
+                "variant": self.variant, "tokenize": self.tokenize}
+
+    def signature(self) -> str:
+        return dureader_signature(**self.settings())
+
+    def result(self, predictions: dict, references: dict, per_question: bool = False) -> MrcScores:
+        """:func:`score_dureader` of a batch with this metric's settings."""
+        return score_dureader(predictions, references, **self.settings(), per_question=per_question,
+                              n_jobs=self.n_jobs)
+
+    def score(self, predictions: dict, references: dict) -> ExampleScores:
+        r = self.result(predictions, references, per_question=True)
+        assert r.rouge_l_per_question is not None and r.bleu_per_question is not None  # per_question fills them
+        columns = {"ROUGE-L": r.rouge_l_per_question, f"BLEU-{self.max_order}": r.bleu_per_question}
+        return ExampleScores(self.name, columns, r.signature, ids=r.question_ids)
+
+    def statistics(self, predictions: dict, references: dict) -> Statistics:
+        r = self.result(predictions, references)
+        return Statistics({"rouge_l": r.rouge_l_sum, "match_ngram": np.array(r.match_ngram),
+                           "candi_ngram": np.array(r.candi_ngram), "c_total": r.c_total, "r_total": r.r_total,
+                           "n_missing_predictions": r.n_missing_predictions,
+                           "n_unused_predictions": r.n_unused_predictions}, r.n_scored)
+
+    def aggregate(self, statistics: Statistics) -> CorpusScore:
+        """``ROUGE-L`` and cumulative ``BLEU-1`` .. ``BLEU-N`` (fractions), and the two counts."""
+        sums, n = statistics.sums, statistics.n
+        bleu = _cumulative_bleu(sums["match_ngram"].tolist(), sums["candi_ngram"].tolist(),
+                                sums["c_total"], sums["r_total"])
+        values = {"ROUGE-L": 1.0 * sums["rouge_l"] / n if n else 0.0,
+                  **{f"BLEU-{k}": b for k, b in enumerate(bleu, 1)},
+                  "n_missing_predictions": sums["n_missing_predictions"],
+                  "n_unused_predictions": sums["n_unused_predictions"]}
+        return CorpusScore(self.name, values, n, self.signature())

@@ -377,3 +377,76 @@ def rouge(
     signature = rouge_signature(types, getattr(tok, "name", type(tok).__name__),
                                 getattr(tok, "use_stemmer", use_stemmer), multi_ref, gamma, split_summaries)
     return RougeResult(scores, signature, len(predictions))
+
+
+# The Metric interface is appended below the functional API it wraps (one road: rouge()).
+from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics, mean_values  # noqa: E402
+
+
+class Rouge(Metric):
+    """ROUGE as a :class:`~qascore.metric.Metric`: :func:`rouge` per example, means over the corpus.
+
+    The constructor takes :func:`rouge`'s settings. ``score(predictions, references)`` gives the
+    columns ``<type>_precision``, ``<type>_recall`` and ``<type>_fmeasure`` of :func:`rouge`;
+    ``statistics`` are the sums of those columns and the count; the corpus figures are their
+    means, equal to :meth:`RougeResult.mean` to the last bit for one batch (statistics summed over
+    several batches add the same values in another order, so they can differ in the last bits).
+    """
+
+    name = "rouge"
+
+    def __init__(self, rouge_types=("rouge1", "rouge2", "rougeL"), *, use_stemmer: bool = False,
+                 tokenizer="rouge", multi_ref: str = "best_f", gamma: float = 1.0,
+                 split_summaries: bool = False, n_jobs: int | None = None) -> None:
+        self.rouge_types = parse_rouge_types(rouge_types)
+        self.use_stemmer, self.tokenizer, self.multi_ref = use_stemmer, tokenizer, multi_ref
+        self.gamma, self.split_summaries, self.n_jobs = gamma, split_summaries, n_jobs
+        # An empty batch validates every setting now and yields the signature rouge() writes.
+        self._signature = self.result([], []).signature
+
+    def settings(self) -> dict:
+        return {"rouge_types": self.rouge_types, "use_stemmer": self.use_stemmer, "tokenizer": self.tokenizer,
+                "multi_ref": self.multi_ref, "gamma": self.gamma, "split_summaries": self.split_summaries}
+
+    def signature(self) -> str:
+        return self._signature
+
+    def result(self, predictions, references) -> RougeResult:
+        """:func:`rouge` of a batch with this metric's settings."""
+        return rouge(predictions, references, self.rouge_types, use_stemmer=self.use_stemmer,
+                     tokenizer=self.tokenizer, multi_ref=self.multi_ref, gamma=self.gamma,
+                     split_summaries=self.split_summaries, n_jobs=self.n_jobs)
+
+    @staticmethod
+    def columns(result: RougeResult) -> dict[str, np.ndarray]:
+        """``<type>_precision`` / ``_recall`` / ``_fmeasure`` arrays of a :class:`RougeResult`."""
+        return {f"{name}_{figure}": getattr(arrays, figure)
+                for name, arrays in result.items() for figure in ("precision", "recall", "fmeasure")}
+
+    def score(self, predictions, references) -> ExampleScores:
+        result = self.result(predictions, references)
+        return ExampleScores(self.name, self.columns(result), result.signature)
+
+    def statistics(self, predictions, references) -> Statistics:
+        result = self.result(predictions, references)
+        return mean_statistics(self.columns(result), result.n_predictions)
+
+    def aggregate(self, statistics: Statistics) -> CorpusScore:
+        return CorpusScore(self.name, mean_values(statistics), statistics.n, self._signature)
+
+    @staticmethod
+    def table(result: RougeResult, per_example: bool = False) -> str:
+        """A text report: every example's F per type (with ``per_example``), then mean P / R / F per
+        type and the signature."""
+        lines = []
+        if per_example:
+            names = list(result)
+            lines.append("index\t" + "\t".join(f"{n}_F" for n in names))
+            columns = [result[n].fmeasure.tolist() for n in names]
+            lines.extend(f"{i}\t" + "\t".join(f"{c[i]:.5f}" for c in columns) for i in range(result.n_predictions))
+            lines.append("")
+        lines.append(f"{'type':<10} {'precision':>10} {'recall':>10} {'F':>10}   (mean over {result.n_predictions})")
+        for name, mean in result.mean().items():
+            lines.append(f"{name:<10} {mean['precision']:>10.5f} {mean['recall']:>10.5f} {mean['fmeasure']:>10.5f}")
+        lines.append(f"signature: {result.signature}")
+        return "\n".join(lines) + "\n"
