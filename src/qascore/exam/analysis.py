@@ -7,7 +7,7 @@ one dictionary lookup per token.
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

@@ -4,11 +4,10 @@ All return :class:`Articles` (``system -> query_id -> paragraphs``).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..errors import InputFormatError
-from ..io import iter_jsonl, iter_lines, require_field
+from ..io import iter_jsonl, iter_lines, open_output, require_field, write_jsonl
 from .model import Articles
 
 
@@ -44,7 +43,7 @@ def read_paragraph_collection(path) -> dict[str, str]:
     """Paragraph texts by id: JSONL ``{para_id|paragraph_id|id, text}`` or TSV ``id<TAB>text``."""
     texts: dict[str, str] = {}
     jsonl = str(path).endswith((".jsonl", ".jsonl.gz", ".json"))
-    rows = ((n, r) for n, r in iter_jsonl(path)) if jsonl else ((n, l) for n, l in iter_lines(path) if l.strip())
+    rows = iter_jsonl(path) if jsonl else ((n, line) for n, line in iter_lines(path) if line.strip())
     for lineno, row in rows:
         if jsonl:
             pid = next((row[k] for k in ("para_id", "paragraph_id", "id") if isinstance(row, dict) and k in row), None)
@@ -75,7 +74,8 @@ def read_car_run(path, paragraphs: dict[str, str], *, top_k: int = 20, strip_que
             continue
         parts = line.split()
         if len(parts) != 6:
-            raise InputFormatError(path, lineno, f"expected 6 columns 'query Q0 paragraph rank score system', got {len(parts)}")
+            raise InputFormatError(path, lineno,
+                                   f"expected 6 columns 'query Q0 paragraph rank score system', got {len(parts)}")
         query, _, pid, rank, score, system = parts
         try:
             rank_i, score_f = int(rank), float(score)
@@ -107,8 +107,9 @@ def read_workbench_paragraphs(path, *, top_k: int = 20) -> Articles:
             text = require_field(para, "text", str, path, lineno)
             data = para.get("paragraph_data") or {}
             for r in data.get("rankings") or []:
-                if not isinstance(r, dict) or not isinstance(r.get("method"), str) or not isinstance(r.get("rank"), int):
-                    raise InputFormatError(path, lineno, "each ranking needs a string 'method' and an int 'rank'")
+                if not (isinstance(r, dict) and isinstance(r.get("method"), str) and isinstance(r.get("rank"), int)):
+                    raise InputFormatError(path, lineno,
+                                           "each ranking needs a string 'method' and an int 'rank'")
                 ranked.setdefault((r["method"], query_id), []).append((r["rank"], -float(r.get("score") or 0.0), text))
     articles = Articles()
     for (system, query), rows in ranked.items():
@@ -132,6 +133,8 @@ def read_text_dir(path, system: str | None = None) -> Articles:
 
 
 def _system_name(path) -> str:
+    if str(path) == "-":
+        return "stdin"
     name = Path(path).name
     for suffix in (".gz", ".jsonl", ".json", ".run", ".txt"):
         if name.endswith(suffix):
@@ -164,9 +167,8 @@ def read_articles(path, fmt: str = "auto", *, paragraphs: dict[str, str] | None 
 
 
 def write_original_jsonl(articles: Articles, system: str, path, prefix: str = "tqa2") -> None:
-    """Write one system's articles in the original tool's JSONL (used by the demo and the generator)."""
-    with open(path, "w", encoding="utf-8") as fh:
-        for query_id, paras in articles.articles(system).items():
-            rec = {"squid": f"{prefix}:{query_id}", "title": query_id,
-                   "paragraphs": [{"para_body": [{"text": p}]} for p in paras]}
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    """Write one system's articles in the original tool's JSONL (``-`` for stdout)."""
+    with open_output(path) as fh:
+        write_jsonl(({"squid": f"{prefix}:{query_id}", "title": query_id,
+                      "paragraphs": [{"para_body": [{"text": p}]} for p in paras]}
+                     for query_id, paras in articles.articles(system).items()), fh)

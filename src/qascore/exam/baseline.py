@@ -1,9 +1,12 @@
 """The paper's baseline: ROUGE-1 F1 of each system's article against the query's gold article.
 
 Words are lowercased, stopwords removed and Porter stemmed (the paper lemmatises; no lemmatiser
-ships here, so this is the stemmed variant) with :class:`~qascore.exam.analysis.LexicalAnalyzer`;
-ROUGE-1 itself is :func:`qascore.lexical.rouge.rouge`. A system is scored on every query that has
-a gold article; a query it skipped counts 0, as in EXAM.
+ships here, so this is the stemmed variant) with :class:`~qascore.exam.analysis.LexicalAnalyzer`.
+ROUGE-1 is rouge-score's: overlap = sum over terms of min(count in article, count in gold),
+P = overlap / max(article terms, 1), R = overlap / max(gold terms, 1), F1 = 2PR / (P + R) (0 when
+both are 0); the counts come from the shared clipped n-gram kernel and P / R / F from the shared
+ratio kernels, so values equal ``rouge_score``'s ``rouge1`` with the same tokenizer to the last bit.
+A system is scored on every query that has a gold article; a query it skipped counts 0, as in EXAM.
 """
 from __future__ import annotations
 
@@ -11,21 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..lexical.rouge import rouge
+from .._kernels.ngram import clipped_ngram_matches
+from .._kernels.prf import f_measure, ratio_of_counts
+from .._parallel import threads_for
 from ..signature import make_signature
-from ..text import porter_stem
+from ..text import Vocabulary, porter_stem
 from .analysis import LexicalAnalyzer
 from .model import Articles
-
-
-class _PaperTokenizer:
-    """rouge's tokenizer protocol over the EXAM analyser (lowercase, no stopwords, stemmed)."""
-
-    def __init__(self):
-        self._analyzer = LexicalAnalyzer(stem=porter_stem)
-
-    def tokenize(self, text: str) -> list[str]:
-        return self._analyzer.terms(text)
 
 
 @dataclass
@@ -36,7 +31,24 @@ class RougeBaseline:
     signature: str
 
 
+def rouge1_f1(predictions: list[str], references: list[str], analyzer: LexicalAnalyzer,
+              n_jobs: int | None = None) -> np.ndarray:
+    """ROUGE-1 F1 of each prediction against its reference over the analyser's terms."""
+    k = len(predictions)
+    if k == 0:
+        return np.zeros(0)
+    packed = analyzer.pack([*predictions, *references], Vocabulary())
+    rows = np.arange(2 * k, dtype=np.int64)
+    matches = clipped_ngram_matches(packed.ids, packed.offsets, rows[:k], packed.ids, packed.offsets, rows[k:],
+                                    np.arange(k + 1, dtype=np.int64), 1, threads_for(k, n_jobs))[:, 0]
+    lengths = packed.lengths()
+    precision = ratio_of_counts(matches, np.ascontiguousarray(lengths[:k]))
+    recall = ratio_of_counts(matches, np.ascontiguousarray(lengths[k:]))
+    return np.asarray(f_measure(precision, recall, 1.0))
+
+
 def rouge1_baseline(articles: Articles, gold: Articles, *, n_jobs: int | None = None) -> RougeBaseline:
+    """Mean ROUGE-1 F1 (with standard error) of every system's articles against the gold articles."""
     if len(gold.systems) != 1:
         raise ValueError(f"gold articles must come as one system, got {len(gold.systems)}")
     gold_articles = gold.articles(gold.systems[0])
@@ -51,8 +63,7 @@ def rouge1_baseline(articles: Articles, gold: Articles, *, n_jobs: int | None = 
                 predictions.append("\n".join(per_query[q]))
                 references.append("\n".join(gold_articles[q]))
                 owners.append((system, q))
-    f1 = rouge(predictions, references, ["rouge1"], tokenizer=_PaperTokenizer(), n_jobs=n_jobs)["rouge1"].fmeasure \
-        if predictions else np.zeros(0)
+    f1 = rouge1_f1(predictions, references, LexicalAnalyzer(stem=porter_stem), n_jobs)
     per = {s: {q: 0.0 for q in queries} for s in articles.systems}
     for (system, q), value in zip(owners, f1):
         per[system][q] = float(value)

@@ -7,6 +7,9 @@ does). This module only shapes EXAM's data into :class:`qascore.stats.Leaderboar
 Official leaderboard file: one system per line, ``system<whitespace>score[<whitespace>stderr]``;
 blank lines and ``#`` lines are skipped; higher is better. A published standard error is given to
 ``Leaderboard.from_means``, so the stats module's standard-error ties apply to it.
+
+Leaderboard table (several measures in one file): TSV, ``#`` lines and blank lines skipped, the first
+other line ``system<TAB>measure<TAB>...``, then one system a line with a score per measure.
 """
 from __future__ import annotations
 
@@ -54,6 +57,40 @@ def read_leaderboard(path, name: str | None = None) -> Leaderboard:
     if len(means) < 2:
         raise InputFormatError(path, None, "a leaderboard needs at least two systems")
     return leaderboard_from_means(means, stderr if any(stderr.values()) else None, name=name or str(path))
+
+
+def read_leaderboard_table(path) -> dict[str, Leaderboard]:
+    """One leaderboard per measure column of a TSV table (``system<TAB>measure...`` header first).
+
+    Every row needs a finite number per measure; a duplicate system or fewer than two is an error.
+    """
+    header: list[str] | None = None
+    columns: dict[str, dict[str, float]] = {}
+    for lineno, line in iter_lines(path):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        cells = line.split("\t")
+        if header is None:
+            if len(cells) < 2 or len(set(cells)) != len(cells):
+                raise InputFormatError(path, lineno, "expected a header 'system<TAB>measure...' of distinct names")
+            header = cells
+            columns = {m: {} for m in header[1:]}
+            continue
+        if len(cells) != len(header):
+            raise InputFormatError(path, lineno, f"expected {len(header)} tab-separated columns, got {len(cells)}")
+        try:
+            values = [float(v) for v in cells[1:]]
+        except ValueError:
+            raise InputFormatError(path, lineno, "scores must be numbers") from None
+        if any(v != v or abs(v) == float("inf") for v in values):
+            raise InputFormatError(path, lineno, "scores must be finite")
+        if cells[0] in columns[header[1]]:
+            raise InputFormatError(path, lineno, f"duplicate system {cells[0]!r}")
+        for measure, value in zip(header[1:], values):
+            columns[measure][cells[0]] = value
+    if header is None or len(columns[header[1]]) < 2:
+        raise InputFormatError(path, None, "a leaderboard table needs a header and at least two systems")
+    return {m: leaderboard_from_means(means, name=m) for m, means in columns.items()}
 
 
 @dataclass

@@ -5,7 +5,7 @@ Validation happens once here, at construction, so solvers and kernels can trust 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ class Articles:
                 raise TypeError(f"system {system!r}, query {query_id!r}: paragraph {i} is not a string")
         per_query[query_id] = paragraphs
 
-    def merge(self, other: "Articles") -> "Articles":
+    def merge(self, other: Articles) -> Articles:
         """Add every article of ``other``; a system present in both is an error (duplicate)."""
         for system in other.systems:
             if system in self._by_system:

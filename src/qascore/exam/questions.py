@@ -4,10 +4,8 @@ Every reader reports the file (and line, for line formats) of a malformed record
 """
 from __future__ import annotations
 
-import json
-
 from ..errors import InputFormatError
-from ..io import iter_jsonl, open_text, require_field
+from ..io import iter_jsonl, open_output, open_text, read_json, require_field, write_jsonl
 from .model import ExamQuestion, QuestionBank
 
 
@@ -28,11 +26,7 @@ def _bank(questions, path) -> QuestionBank:
 
 def read_tqa_json(path, *, question_types=("nonDiagramQuestions",)) -> QuestionBank:
     """TQA JSON (a list of lessons): query id = ``globalID``; the paper uses non-diagram questions."""
-    with open_text(path) as fh:
-        try:
-            lessons = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise InputFormatError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    lessons = read_json(path)
     if not isinstance(lessons, list):
         raise InputFormatError(path, None, "expected a JSON list of lessons")
     out = []
@@ -49,14 +43,17 @@ def read_tqa_json(path, *, question_types=("nonDiagramQuestions",)) -> QuestionB
                     choices = {label: c["processedText"] for label, c in q["answerChoices"].items()}
                     key = q["correctAnswer"]["processedText"]
                 except (KeyError, TypeError) as exc:
-                    raise InputFormatError(path, None, f"{where} ({query_id}), question {qid}: missing {exc}") from None
+                    raise InputFormatError(path, None,
+                                           f"{where} ({query_id}), question {qid}: missing {exc}") from None
                 key = key.strip().rstrip(".").strip().lower() if isinstance(key, str) else key
                 out.append(_checked(ExamQuestion(query_id, qid, text, choices, key), path, None))
     return _bank(out, path)
 
 
 def read_workbench_bank(path) -> QuestionBank:
-    """The workbench's QueryQuestionBank JSONL(.gz): ``{query_id, items: [{question_id, question_text, gold_answers?}]}``.
+    """The workbench's QueryQuestionBank JSONL(.gz).
+
+    One query a line: ``{query_id, items: [{question_id, question_text, gold_answers?}]}``.
 
     Questions there are free text; those without ``gold_answers`` cannot be graded and are an error.
     """
@@ -96,16 +93,20 @@ def read_simple_jsonl(path) -> QuestionBank:
     return _bank(out, path)
 
 
+def _simple_record(q: ExamQuestion) -> dict:
+    rec: dict[str, object] = {"query_id": q.query_id, "question_id": q.question_id, "question": q.text}
+    if q.choices:
+        rec["choices"] = dict(q.choices)
+        rec["key"] = q.key
+    if q.gold_answers:
+        rec["gold_answers"] = list(q.gold_answers)
+    return rec
+
+
 def write_simple_jsonl(bank: QuestionBank, path) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        for q in bank:
-            rec = {"query_id": q.query_id, "question_id": q.question_id, "question": q.text}
-            if q.choices:
-                rec["choices"] = dict(q.choices)
-                rec["key"] = q.key
-            if q.gold_answers:
-                rec["gold_answers"] = list(q.gold_answers)
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    """Write a bank as our JSONL (``-`` for stdout; a file is replaced only when complete)."""
+    with open_output(path) as fh:
+        write_jsonl(map(_simple_record, bank), fh)
 
 
 def read_question_bank(path, fmt: str = "auto") -> QuestionBank:

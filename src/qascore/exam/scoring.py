@@ -4,6 +4,10 @@
   macro mean over every query of the bank with its standard error. A query without an article (skipped)
   counts 0; unanswered questions count as wrong (the paper, section 3.1.2).
 - n-EXAM (gold), the DESIRES 2021 paper: sum_q EXAM(d_q|S) / sum_q EXAM(d*_q) with gold articles d*.
+  Unbounded above: the paper (section 3.1.3 and its Table 4) expects a system to beat an obtusely
+  written gold article, so values above 1 are kept, never clipped. The gold articles' own n-EXAM is
+  exactly 1 (set, not divided), and a system whose per-query EXAM equals the gold's gets exactly 1
+  too (the same values summed in the same order). Undefined (None) when the gold answers nothing.
 - EXAM-Cover n-EXAM, the rubric grading workbench: per query, correct answers / questions that any
   system of this evaluation answered correctly (0 when none did), macro-averaged.
 """
@@ -43,6 +47,7 @@ class SystemScore:
     n_exam_gold: float | None = None
     n_exam_cover: float | None = None
     n_exam_cover_stderr: float | None = None
+    per_query_cover: dict[str, float] = field(default_factory=dict)  # EXAM-Cover n-EXAM of each query
 
 
 @dataclass
@@ -64,7 +69,8 @@ class ExamResult:
             gold = f"{s.n_exam_gold:13.3f}" if s.n_exam_gold is not None else f"{'-':>13}"
             rows.append(f"{s.system:<28} {s.exam:7.3f} {s.exam_stderr:6.3f} {gold} {s.n_exam_cover:14.3f}")
         if self.gold is not None:
-            rows.append(f"{'gold articles':<28} {self.gold.exam:7.3f} {self.gold.exam_stderr:6.3f}")
+            gold = f"{self.gold.n_exam_gold:13.3f}" if self.gold.n_exam_gold is not None else f"{'-':>13}"
+            rows.append(f"{'gold articles':<28} {self.gold.exam:7.3f} {self.gold.exam_stderr:6.3f} {gold}")
         return "\n".join(rows)
 
 
@@ -137,18 +143,18 @@ def exam_scores(bank: QuestionBank, records: list[QuestionRecord], *, gold_recor
     if gold_records is not None:
         per_query = _per_query(gold_records, GOLD_SYSTEM, bank)
         gold = SystemScore(GOLD_SYSTEM, *_mean_se(per_query.values()), per_query)
+        total_gold = sum(gold.per_query.values())
+        gold.n_exam_gold = 1.0 if total_gold > 0 else None
     out = {}
     for system in systems:
         per_query = _per_query(records, system, bank)
         score = SystemScore(system, *_mean_se(per_query.values()), per_query)
-        cover = []
         for q in bank.query_ids:
             n_cov = len(covered[q])
-            cover.append(per_query[q] * len(bank.questions(q)) / n_cov if n_cov else 0.0)
-        score.n_exam_cover, score.n_exam_cover_stderr = _mean_se(cover)
+            score.per_query_cover[q] = per_query[q] * len(bank.questions(q)) / n_cov if n_cov else 0.0
+        score.n_exam_cover, score.n_exam_cover_stderr = _mean_se(score.per_query_cover.values())
         if gold is not None:
-            total_gold = sum(gold.per_query.values())
-            # Undefined (None, shown as "-") when the gold articles answer nothing.
+            # Undefined (None, shown as "-") when the gold articles answer nothing; above 1 is kept.
             score.n_exam_gold = sum(per_query.values()) / total_gold if total_gold > 0 else None
         out[system] = score
     signature = make_signature("exam", **(settings or {}), queries=len(bank.query_ids), questions=len(bank),

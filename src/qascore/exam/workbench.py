@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 from dataclasses import dataclass
 
+from ..io import dumps
 from .model import Articles, QuestionBank
 from .scoring import QuestionRecord, is_correct
 from .solvers.base import Solver
@@ -40,9 +40,11 @@ def grade_paragraphs(bank: QuestionBank, articles: Articles, solver: Solver) -> 
     for system in articles.systems:
         for query_id, paragraphs in articles.articles(system).items():
             if query_id not in bank:
-                raise ValueError(f"system {system!r} has an article for query {query_id!r}, which has no exam questions")
+                raise ValueError(
+                    f"system {system!r} has an article for query {query_id!r}, which has no exam questions")
             for rank, text in enumerate(paragraphs, 1):
-                g = pooled.setdefault((query_id, text), GradedParagraph(query_id, paragraph_id(text), text, {}, [], [], []))
+                g = pooled.setdefault((query_id, text),
+                                      GradedParagraph(query_id, paragraph_id(text), text, {}, [], [], []))
                 g.ranks.setdefault(system, rank)
     graded = list(pooled.values())
     answers = solver.solve([[g.text] for g in graded], [bank.questions(g.query_id) for g in graded])
@@ -53,7 +55,8 @@ def grade_paragraphs(bank: QuestionBank, articles: Articles, solver: Solver) -> 
     return graded
 
 
-def cover_records(bank: QuestionBank, graded: list[GradedParagraph], systems, *, top_k: int = 20) -> list[QuestionRecord]:
+def cover_records(bank: QuestionBank, graded: list[GradedParagraph], systems, *,
+                  top_k: int = 20) -> list[QuestionRecord]:
     """Per-question records: correct when any of the system's top ``top_k`` paragraphs answered it."""
     covered: dict[tuple[str, str], set[str]] = {}
     present: set[tuple[str, str]] = set()
@@ -98,4 +101,4 @@ def write_workbench_graded(graded: list[GradedParagraph], path, *, solver: Solve
                     }],
                     "grades": None,
                 })
-            fh.write(json.dumps([query_id, out], ensure_ascii=False) + "\n")
+            fh.write(dumps([query_id, out]) + "\n")

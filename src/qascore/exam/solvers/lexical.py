@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from ..._kernels import exam_lexical as _kernel
+from ..._kernels.exam_lexical import document_frequency, solve_lexical
 from ..._parallel import resolve_n_jobs
 from ...text import Vocabulary, porter_stem
 from ..analysis import LexicalAnalyzer
@@ -72,7 +72,7 @@ class LexicalSolver(Solver):
         run = self.run(articles, questions)
         return self._answers(run)
 
-    def run(self, articles, questions) -> "LexicalRun":
+    def run(self, articles, questions) -> LexicalRun:
         """Score every choice of every (article, question) task; the raw arrays other solvers build on."""
         if len(articles) != len(questions):
             raise ValueError(f"{len(articles)} articles but {len(questions)} question lists")
@@ -107,10 +107,10 @@ class LexicalSolver(Solver):
         outs = (out["choice_score"], out["choice_sent"], out["question_sent"], out["answer"], out["confidence"])
         ranges = _task_ranges(task_article, resolve_n_jobs(self.n_jobs))
         if len(ranges) == 1:
-            _kernel.solve_lexical(*args, *ranges[0], *outs)
+            solve_lexical(*args, *ranges[0], *outs)
         else:
             with ThreadPoolExecutor(len(ranges)) as pool:
-                list(pool.map(lambda r: _kernel.solve_lexical(*args, *r, *outs), ranges))
+                list(pool.map(lambda r: solve_lexical(*args, *r, *outs), ranges))
         return LexicalRun(corpus, flat_questions, n_q, task_choice_off, out)
 
     def _idf(self, vocab: Vocabulary, sents, corpus: SentenceCorpus) -> np.ndarray:
@@ -119,11 +119,11 @@ class LexicalSolver(Solver):
             ids, doc_token_off = docs.ids, docs.offsets
         else:  # documents = distinct paragraphs, whose sentences (and so tokens) are contiguous
             ids, doc_token_off = sents.ids, sents.offsets[corpus.par_sent_off]
-        df = _kernel.document_frequency(ids, np.ascontiguousarray(doc_token_off, dtype=np.int64), len(vocab))
+        df = document_frequency(ids, np.ascontiguousarray(doc_token_off, dtype=np.int64), len(vocab))
         return smoothed_idf(df, len(doc_token_off) - 1)
 
     @staticmethod
-    def _answers(run: "LexicalRun"):
+    def _answers(run: LexicalRun):
         flat_questions, n_q, corpus, out = run.questions, run.n_questions, run.corpus, run.out
         answers: list[list[SolverAnswer]] = []
         t = 0

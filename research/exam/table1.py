@@ -1,4 +1,6 @@
-"""The seed paper's Table 4 (16 TREC CAR Y3 systems) and Table 1 (rank correlations), recomputed.
+"""The EXAM paper's Table 1 (rank correlations) recomputed from its Table 4 (16 TREC CAR Y3 systems).
+
+Usage: ``python research/exam/table1.py [--repeats 2000] [--seed 0]``.
 
 Table 4's scores are printed rounded to two decimals, so many systems tie. The paper's protocol:
 systems within standard error are tied, ties are broken at random, the correlation is computed and
@@ -6,14 +8,17 @@ the process repeated ten times (its Table 1 reports the mean; "standard errors a
 With rounded scores and no per-query data, systems with equal printed scores are the ties
 (``ties="exact"``). A correlation "reproduces" when the paper's value lies within two standard errors
 of a 10-repeat mean (estimated over many repeats) plus 0.005 for the paper's own rounding.
+Table 4 ships with qascore as demo data (``demo_data/exam/car_y3_table4.tsv``).
 """
 from __future__ import annotations
 
+import argparse
 import math
 from dataclasses import dataclass
 from importlib import resources
 
-from ..stats import Leaderboard, leaderboard_correlation
+from qascore.exam.leaderboard import read_leaderboard_table
+from qascore.stats import Leaderboard, leaderboard_correlation
 
 MEASURES = ("EXAM", "n-EXAM", "Prec@R", "MAP", "nDCG20", "ROUGE")
 
@@ -26,12 +31,14 @@ TABLE1 = {
 }
 
 
-def read_table4() -> dict[str, dict[str, float]]:
-    """measure -> system -> printed score, from the bundled ``demo_data/exam/car_y3_table4.tsv``."""
-    text = (resources.files("qascore") / "demo_data" / "exam" / "car_y3_table4.tsv").read_text(encoding="utf-8")
-    rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
-    header = rows[0]
-    return {m: {r[0]: float(r[i]) for r in rows[1:]} for i, m in enumerate(header) if i}
+def table4_path():
+    """The bundled Table 4 (TSV: system, then one column per measure)."""
+    return resources.files("qascore") / "demo_data" / "exam" / "car_y3_table4.tsv"
+
+
+def read_table4() -> dict[str, Leaderboard]:
+    """measure -> leaderboard of the 16 systems' printed scores."""
+    return read_leaderboard_table(table4_path())
 
 
 @dataclass
@@ -54,8 +61,7 @@ class Table1Check:
 
 
 def recompute_table1(*, repeats: int = 2000, seed: int = 0) -> list[Table1Check]:
-    table = read_table4()
-    boards = {m: Leaderboard.from_means(table[m], name=m) for m in MEASURES}
+    boards = read_table4()
     out = []
     for (row, col), (p_rho, p_tau) in TABLE1.items():
         r = leaderboard_correlation(boards[row], boards[col], repeats=repeats, ties="exact", seed=seed)
@@ -72,3 +78,16 @@ def table1_report(checks: list[Table1Check]) -> str:
         lines.append(f"{c.row + ' / ' + c.column:<18} {c.paper_spearman:+.2f} / {c.spearman:+.3f}±{c.spearman_se:.3f}"
                      f"   {c.paper_kendall:+.2f} / {c.kendall:+.3f}±{c.kendall_se:.3f}  {', '.join(ok) or 'neither'}")
     return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Recompute the EXAM paper's Table 1 from its Table 4.")
+    parser.add_argument("--repeats", type=int, default=2000, help="random tie-breaks (default 2000)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    print(table1_report(recompute_table1(repeats=args.repeats, seed=args.seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,27 +1,33 @@
 """A validation benchmark for EXAM solvers built from WikiQA (research use only; never shipped).
 
+Usage: ``python research/exam/wikiqa_bench.py --wikiqa DIR --out OUTDIR [--check lexical|embedding]``.
+
 Each Wikipedia document of WikiQA dev/test is a query. Its questions with answer phrases
 (``WikiQASent.pos.ans.tsv``) become multiple-choice exam questions: the shortest annotator phrase is
 the key; about half the distractors are spans of the document's own non-answer sentences (on topic,
-and present in every system's article), the rest are other questions' phrases. Systems are articles with a known share (0..100%)
-of the document's answer-bearing sentences; each left-out answer-bearing sentence is replaced by an
-off-topic filler sentence (a non-answer sentence of another document) so all systems' articles have
-the document's length. Inclusion is nested: every answer sentence draws one uniform number shared by
-all systems and is included when it is below the share, so a larger share holds a superset of the
-answer sentences. The known order of the systems is the order of their shares; a good solver's EXAM
-recovers it. The gold article is the whole document.
+and present in every system's article), the rest are other questions' phrases. Systems are articles
+with a known share (0..100%) of the document's answer-bearing sentences; each left-out answer-
+bearing sentence is replaced by an off-topic filler sentence (a non-answer sentence of another
+document) so all systems' articles have the document's length. Inclusion is nested: every answer
+sentence draws one uniform number shared by all systems and is included when it is below the share,
+so a larger share holds a superset of the answer sentences. The known order of the systems is the
+order of their shares; a good solver's EXAM recovers it. The gold article is the whole document.
 """
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputFormatError
-from ..io import iter_lines
-from .analysis import LexicalAnalyzer
-from .model import Articles, ExamQuestion, QuestionBank
+from qascore.errors import InputFormatError
+from qascore.exam import Articles, ExamQuestion, QuestionBank, evaluate
+from qascore.exam.analysis import LexicalAnalyzer
+from qascore.exam.articles import write_original_jsonl
+from qascore.exam.leaderboard import correlation_report, exam_leaderboard, leaderboard_from_means
+from qascore.exam.questions import write_simple_jsonl
+from qascore.io import iter_lines, open_output
 
 DEFAULT_SHARES = tuple(i / 10 for i in range(11))
 LABELS = "abcdefghij"
@@ -102,7 +108,7 @@ def build_wikiqa_benchmark(wikiqa_dir, *, shares=DEFAULT_SHARES, n_choices: int 
         chosen: list[str] = []
         chosen_terms: list[frozenset] = []
 
-        def take(text: str, terms: frozenset) -> None:
+        def take(text: str, terms: frozenset, key_terms=key_terms, chosen=chosen, chosen_terms=chosen_terms) -> None:
             # distractors share no term with the key or each other's term sets, so exactly one is right
             if terms and not terms & key_terms and terms not in chosen_terms and len(chosen) < n_choices - 1:
                 chosen.append(text)
@@ -155,3 +161,59 @@ def build_wikiqa_benchmark(wikiqa_dir, *, shares=DEFAULT_SHARES, n_choices: int 
                     article[pos] = filler
             systems.add(system_name(share), doc, article)
     return WikiQABenchmark(bank, systems, gold, {system_name(s): s for s in shares})
+
+
+def make_solver(name: str):
+    """The solvers the benchmark checks: ``lexical`` or ``embedding`` (needs ``qascore[onnx]``)."""
+    if name == "embedding":
+        from qascore.exam.solvers.embedding import EmbeddingSolver
+
+        return EmbeddingSolver()
+    from qascore.exam import LexicalSolver
+
+    return LexicalSolver()
+
+
+def write_benchmark(bench: WikiQABenchmark, out: Path) -> None:
+    """questions.jsonl, systems/<system>.jsonl, gold.jsonl and expected.txt (the known leaderboard)."""
+    (out / "systems").mkdir(parents=True, exist_ok=True)
+    write_simple_jsonl(bench.bank, out / "questions.jsonl")
+    for system in bench.systems.systems:
+        write_original_jsonl(bench.systems, system, out / "systems" / f"{system}.jsonl", prefix="wikiqa")
+    write_original_jsonl(bench.gold, "gold", out / "gold.jsonl", prefix="wikiqa")
+    with open_output(out / "expected.txt") as fh:
+        fh.write("# system and its share of answer-bearing sentences: the known leaderboard\n")
+        for system, share in bench.shares.items():
+            fh.write(f"{system}\t{share}\n")
+
+
+def check(bench: WikiQABenchmark, solver_name: str, seed: int = 0) -> str:
+    """EXAM of every system with one solver, and its correlation with the known order of shares."""
+    result = evaluate(bench.bank, bench.systems, make_solver(solver_name), gold=bench.gold)
+    known = leaderboard_from_means(dict(bench.shares), name="known share")
+    return "\n".join([result.table(), result.signature,
+                      correlation_report(exam_leaderboard(result), known, repeats=10, ties="none", seed=seed),
+                      f"solver accuracy on the gold documents: {result.gold.exam:.3f}"])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Build the WikiQA-derived EXAM validation benchmark.")
+    parser.add_argument("--wikiqa", required=True, help="folder of the WikiQA release (WikiQA-dev.tsv, ...)")
+    parser.add_argument("--out", required=True, help="output folder")
+    parser.add_argument("--choices", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-queries", type=int, default=None)
+    parser.add_argument("--check", choices=["lexical", "embedding"], help="also evaluate with this solver and report")
+    args = parser.parse_args(argv)
+    bench = build_wikiqa_benchmark(args.wikiqa, n_choices=args.choices, seed=args.seed, max_queries=args.max_queries)
+    out = Path(args.out)
+    write_benchmark(bench, out)
+    print(f"wrote {len(bench.bank)} questions for {len(bench.bank.query_ids)} queries and "
+          f"{len(bench.systems.systems)} systems to {out} (WikiQA text: research use only, do not redistribute)")
+    if args.check:
+        print(check(bench, args.check, seed=args.seed))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
