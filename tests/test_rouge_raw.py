@@ -255,3 +255,32 @@ def test_concurrent_python_threads_get_identical_results(shared_data):
             assert out == [(tuple(expected[0][k]), expected[1][k], expected[3][k], expected[2][k]) for k in range(500)]
         else:
             assert_same_counts(out, expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 10**7), st.integers(1, 10**7), st.integers(0, 10**7), st.integers(0, 8))
+def test_pair_score_is_rouge_scores_python_float_arithmetic(n_prediction, n_target, hits, shift):
+    """The compat scorer's one-pair P / R / F (kernels/prf.pyx pair_score, qs_prf.h) against
+    rouge-score's own scoring.fmeasure over Python floats, bit for bit."""
+    import collections
+    import struct
+
+    from rouge_score import scoring
+
+    from qascore._kernels.prf import pair_score
+
+    score_type = collections.namedtuple("Score", ["precision", "recall", "fmeasure"])
+    hits = min(hits, max(n_prediction - shift, 1), max(n_target - shift, 1))
+    precision = hits / max(n_prediction - shift, 1)
+    recall = hits / max(n_target - shift, 1)
+    expected = (precision, recall, scoring.fmeasure(precision, recall))
+    got = pair_score(score_type, hits, n_prediction, n_target, shift)
+    assert type(got) is score_type
+    assert [struct.pack("<d", x) for x in got] == [struct.pack("<d", float(x)) for x in expected]
+
+
+def test_pair_score_refuses_a_class_whose_instances_are_not_tuples():
+    from qascore._kernels.prf import pair_score
+
+    with pytest.raises(TypeError, match="namedtuple"):
+        pair_score(dict, 1, 2, 3)

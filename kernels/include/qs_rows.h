@@ -22,5 +22,8 @@ static inline PyObject *qascore_new_triple(PyObject *type, double a, double b, d
     return t;
 }
 
+/* A class whose instances are tuples (a namedtuple class among them): a flag test, cheap enough
+   for a one-pair call. qascore_new_triple's allocation is only safe for such a class. */
+#define qascore_is_tuple_type(t) PyType_FastSubclass((PyTypeObject *)(t), Py_TPFLAGS_TUPLE_SUBCLASS)
 
 #endif /* QS_ROWS_H */
