@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_kernels_lcs import clipped_reference, dp_lcs
+from test_kernels_lcs import clipped_reference, dp_lcs, summary_hits
 from test_text_corpus import all_texts, msmarco_pairs
 
-from qascore._kernels.lcs import lcs_lengths
+from qascore._kernels.lcs import lcs_lengths, pair_union_hits_ids, pair_union_hits_tokens
 from qascore._kernels.ngram import clipped_ngram_matches
-from qascore._kernels.rouge_raw import _free_idle_workers, pair_rouge_counts, rouge_counts
+from qascore._kernels.rouge_raw import (_free_idle_workers, pair_rouge_counts, pair_rouge_counts_ids,
+                                        pair_rouge_counts_tokens, rouge_counts)
 from qascore.text import RougeTokenizer, Vocabulary
 
 TOKENIZER = RougeTokenizer()
@@ -284,3 +285,30 @@ def test_pair_score_refuses_a_class_whose_instances_are_not_tuples():
 
     with pytest.raises(TypeError, match="namedtuple"):
         pair_score(dict, 1, 2, 3)
+
+
+words = st.lists(st.sampled_from(["a", "b", "c", "dd", "e", "the", "x9"]), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(words, words, st.integers(0, 9), st.booleans())
+def test_one_pair_from_tokens_or_ids_equals_the_readable_counts(target, prediction, max_order, want_lcs):
+    """The compat scorer's one-pair entries for custom tokenizers: token lists renumbered by a
+    dict, packed vocabulary ids renumbered by the n-gram pair table; both against Counter
+    clipping and the DP LCS."""
+    expected = (tuple(clipped_reference(prediction, [target], n) for n in range(1, max_order + 1)),
+                dp_lcs(prediction, target) if want_lcs else -1, len(target), len(prediction))
+    assert pair_rouge_counts_tokens(target, prediction, max_order, want_lcs) == expected
+    vocab = Vocabulary()
+    vocab.pack([["pad"] * 50])  # vocabulary ids far from 0: the pair renumbers them
+    packed = vocab.pack([target, prediction])
+    assert pair_rouge_counts_ids(packed.ids, packed.offsets, max_order, want_lcs) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(words, max_size=5), st.lists(words, max_size=5))
+def test_one_pair_union_hits_from_tokens_or_ids_equal_the_readable_backtrack(target, prediction):
+    expected = summary_hits(target, prediction)
+    assert pair_union_hits_tokens(target, prediction) == expected
+    packed = Vocabulary().pack(target + prediction)
+    assert pair_union_hits_ids(packed.ids, packed.offsets, len(target)) == expected

@@ -14,9 +14,9 @@ import collections
 
 import numpy as np
 
-from .._kernels.rouge_pair import pair_counts, pair_counts_ids, pair_union_hits, pair_union_hits_ids
+from .._kernels.lcs import pair_union_hits_ids, pair_union_hits_tokens
 from .._kernels.prf import pair_score  # rouge-score's P / R / scoring.fmeasure, same bits
-from .._kernels.rouge_raw import pair_rouge_counts
+from .._kernels.rouge_raw import pair_rouge_counts, pair_rouge_counts_ids, pair_rouge_counts_tokens
 from .._kernels.score_rows import score_rows
 from ..errors import check_texts
 from ..lexical.rouge import _NGRAM_TYPE, counts_from_raw_strings, parse_rouge_types, rouge, split_sentences
@@ -73,12 +73,12 @@ class RougeScorer:
                 matches, lcs, lt, lp = pair_rouge_counts(target, prediction, self._max_order, self._want_lcs)
             elif self._encode is not None:
                 ids, offsets = self._encode_pair([target, prediction])
-                matches, lcs, lt, lp = pair_counts_ids(ids, offsets, self._max_order, self._want_lcs)
+                matches, lcs, lt, lp = pair_rouge_counts_ids(ids, offsets, self._max_order, self._want_lcs)
             else:
                 target_tokens = self._tokenizer.tokenize(target)
                 prediction_tokens = self._tokenizer.tokenize(prediction)
-                matches, lcs = pair_counts(target_tokens, prediction_tokens, self._max_order, self._want_lcs)
-                lt, lp = len(target_tokens), len(prediction_tokens)
+                matches, lcs, lt, lp = pair_rouge_counts_tokens(target_tokens, prediction_tokens, self._max_order,
+                                                                self._want_lcs)
         for name in self.rouge_types:
             if name == "rougeL":
                 result[name] = pair_score(Score, lcs, lp, lt) if lt and lp else _ZERO
@@ -131,7 +131,7 @@ class RougeScorer:
         n = sum(map(len, prediction_tokens))
         if not m or not n:
             return _ZERO
-        return pair_score(Score, pair_union_hits(target_tokens, prediction_tokens), n, m)
+        return pair_score(Score, pair_union_hits_tokens(target_tokens, prediction_tokens), n, m)
 
     def score_multi(self, targets, prediction):
         """For each type, the target with the largest F (first on ties) and its whole Score."""
