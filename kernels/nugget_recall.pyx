@@ -24,6 +24,10 @@ cdef enum:
 MAX_ID = (1 << ID_BITS) - 1
 
 
+# Per-question tables of packed int64 n-gram keys, built once (build_tables) and probed read-only
+# by every thread: integer keys with nothing to compare but the key, so neither the byte-string
+# intern table (_intern_table.pxi) nor the n-gram kernel's per-pair table (_ngram_core.pxi),
+# which is rebuilt per pair and owned by one thread.
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
     # splitmix64 finaliser: spreads packed keys over the table
     x ^= x >> 30

@@ -1,4 +1,4 @@
-/* Token hashing for the byte-string intern table (_rouge_scan.pxi's Table): constants and the
+/* Token hashing for the byte-string intern table (_intern_table.pxi's Table): constants and the
    folded 64x64 -> 128-bit multiplication that hash_mix / hash_last build on.
    C constants, not module variables: a variable is reloaded after every byte store (a byte
    store may alias anything), once per token in the readers' loops. */
