@@ -17,8 +17,6 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 
 include "_lcs_core.pxi"
 include "_packed_checks.pxi"
-include "_ngram_core.pxi"  # its pair table renumbers one pair's ids (_pair_ids.pxi)
-include "_pair_ids.pxi"
 
 # ---------------------------------------------------------------- Python-callable batch API
 cdef enum PairKind:
@@ -185,61 +183,3 @@ def char_lcs_length(str a not None, str b not None):
         _char_scratch = NULL
         raise MemoryError()
     return result
-
-
-# ---------------------------------------------------------------- one pair of sentence lists
-# The compat scorer's rougeLsum for one pair: sentences renumbered densely for the pair
-# (_pair_ids.pxi), then union_lcs_hits on the calling thread (no batch set-up).
-cdef int64_t union_hits_of_dense(int32_t* buf, int64_t* offsets, Py_ssize_t n_target, Py_ssize_t n_sentences,
-                                 Py_ssize_t distinct) except -1:
-    cdef Scratch* ls = scratch_new(distinct)
-    cdef int64_t hits
-    if ls == NULL:
-        raise MemoryError()
-    hits = union_lcs_hits(buf, offsets, 0, n_target, buf, offsets, n_target, n_sentences, ls)
-    scratch_free(ls)
-    if hits < 0:
-        raise MemoryError()
-    return hits
-
-
-def pair_union_hits_tokens(list target_sentences not None, list prediction_sentences not None):
-    """rougeLsum hits of target sentences (lists of tokens) against prediction sentences."""
-    cdef dict ids = {}
-    cdef Py_ssize_t nt = len(target_sentences), np_ = len(prediction_sentences), total = 0, s
-    cdef list sentence
-    for sentence in target_sentences:
-        total += len(sentence)
-    for sentence in prediction_sentences:
-        total += len(sentence)
-    cdef int32_t* buf = <int32_t*>malloc((total + 1) * sizeof(int32_t))
-    cdef int64_t* offsets = <int64_t*>malloc((nt + np_ + 1) * sizeof(int64_t))
-    if buf == NULL or offsets == NULL:
-        free(buf)
-        free(offsets)
-        raise MemoryError()
-    try:
-        offsets[0] = 0
-        for s in range(nt + np_):
-            sentence = target_sentences[s] if s < nt else prediction_sentences[s - nt]
-            intern_strings(sentence, ids, &buf[offsets[s]])
-            offsets[s + 1] = offsets[s] + len(sentence)
-        return union_hits_of_dense(buf, offsets, nt, nt + np_, len(ids))
-    finally:
-        free(buf)
-        free(offsets)
-
-
-def pair_union_hits_ids(const int32_t[::1] ids not None, const int64_t[::1] offsets not None, Py_ssize_t n_target):
-    """Packed sentences, the target's ``n_target`` first and then the prediction's."""
-    cdef Py_ssize_t n_sentences = offsets.shape[0] - 1, distinct, s
-    if n_sentences < 0 or offsets[0] != 0 or offsets[n_sentences] != ids.shape[0] or not 0 <= n_target <= n_sentences:
-        raise ValueError("offsets must run from 0 to len(ids) and n_target lie in [0, number of sentences]")
-    for s in range(n_sentences):
-        if offsets[s + 1] < offsets[s]:
-            raise ValueError("offsets must be non-decreasing")
-    cdef int32_t* buf = renumbered_copy(&ids[0] if ids.shape[0] else NULL, ids.shape[0], &distinct)
-    try:
-        return union_hits_of_dense(buf, <int64_t*>&offsets[0], n_target, n_sentences, distinct)
-    finally:
-        free(buf)

@@ -13,19 +13,15 @@ global table and no serial merge: pairs are spread over OpenMP threads, each wit
 and scratch (kept for the next call), and results do not depend on the thread count.
 """
 cimport openmp
-cimport numpy as cnp
 from cython.parallel cimport parallel, prange
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 import numpy as np
 
-cnp.import_array()
-
 include "_rouge_scan.pxi"
 include "_lcs_core.pxi"
 include "_ngram_core.pxi"
 include "_packed_checks.pxi"
-include "_pair_ids.pxi"
 
 cdef enum:
     MAX_ORDER = 9
@@ -381,83 +377,3 @@ def pair_rouge_counts(str target not None, str prediction not None, int max_orde
         _pair_worker = NULL
         raise MemoryError()
     return tuple([matches[i] for i in range(max_order)]), lcs, n_ref, n_pred
-
-
-# ---------------------------------------------------------------- one pair from tokens or ids
-# The compat scorer's score() with a tokenizer other than rouge-score's plain one: the pair's
-# tokens renumbered densely for it (_pair_ids.pxi), then the same n-gram and LCS cores, on the
-# calling thread, no numpy or threads (a batch call's set-up costs more than a short pair).
-cdef tuple counts_of_dense(int32_t* buf, Py_ssize_t lt, Py_ssize_t lp, Py_ssize_t distinct,
-                           int max_order, bint want_lcs):
-    """(clipped n-gram matches of orders 1 .. max_order, LCS or -1) of target buf[:lt] and
-    prediction buf[lt:lt + lp], ids dense in [0, distinct)."""
-    cdef int64_t matches[MAX_ORDER]
-    cdef int64_t ref_offsets[2]
-    cdef int64_t ref_rows[1]
-    cdef int64_t lcs = -1
-    cdef Py_ssize_t cap = 16
-    cdef NgramScratch* ns = NULL
-    cdef Scratch* ls = NULL
-    if not 0 <= max_order <= MAX_ORDER:
-        raise ValueError(f"max_order must be in 0..{MAX_ORDER}, got {max_order}")
-    try:
-        if max_order > 0:
-            while cap < 2 * lp:
-                cap <<= 1
-            ns = ngram_scratch_new(lp, lt, cap)
-            if ns == NULL:
-                raise MemoryError()
-            ref_offsets[0] = 0
-            ref_offsets[1] = lt
-            ref_rows[0] = 0
-            clipped_matches(&buf[lt], lp, buf, ref_offsets, ref_rows, 1, max_order, matches, ns)
-        if want_lcs:
-            ls = scratch_new(distinct)
-            if ls == NULL:
-                raise MemoryError()
-            lcs = lcs_length(buf, lt, &buf[lt], lp, ls)
-            if lcs < 0:
-                raise MemoryError()
-        return tuple([matches[i] for i in range(max_order)]), lcs
-    finally:
-        ngram_scratch_free(ns)
-        scratch_free(ls)
-
-
-def pair_rouge_counts_tokens(list target not None, list prediction not None, int max_order, bint want_lcs):
-    """pair_rouge_counts of two lists of token strings (a custom tokenizer's output)."""
-    cdef dict ids = {}
-    cdef Py_ssize_t lt = len(target), lp = len(prediction)
-    cdef int32_t* buf = <int32_t*>malloc((lt + lp + 1) * sizeof(int32_t))
-    if buf == NULL:
-        raise MemoryError()
-    try:
-        intern_strings(target, ids, buf)
-        intern_strings(prediction, ids, &buf[lt])
-        matches, lcs = counts_of_dense(buf, lt, lp, len(ids), max_order, want_lcs)
-        return matches, lcs, lt, lp
-    finally:
-        free(buf)
-
-
-def pair_rouge_counts_ids(cnp.ndarray ids not None, cnp.ndarray offsets not None, int max_order, bint want_lcs):
-    """pair_rouge_counts of packed ids (contiguous int32), target = row 0 and prediction = row 1,
-    offsets (contiguous int64): a tokenizer with a compiled batch encoder.
-
-    Plain arrays rather than typed memoryviews: taking a buffer costs more than a short pair's work.
-    """
-    if (cnp.PyArray_TYPE(ids) != cnp.NPY_INT32 or cnp.PyArray_TYPE(offsets) != cnp.NPY_INT64
-            or not cnp.PyArray_IS_C_CONTIGUOUS(ids) or not cnp.PyArray_IS_C_CONTIGUOUS(offsets)
-            or cnp.PyArray_NDIM(ids) != 1 or cnp.PyArray_NDIM(offsets) != 1):
-        raise TypeError("pair_rouge_counts_ids takes contiguous 1-d int32 ids and int64 offsets")
-    cdef const int64_t* bounds = <const int64_t*>cnp.PyArray_DATA(offsets)
-    cdef Py_ssize_t n = cnp.PyArray_SIZE(ids)
-    if cnp.PyArray_SIZE(offsets) != 3 or bounds[0] != 0 or bounds[2] != n or not 0 <= bounds[1] <= bounds[2]:
-        raise ValueError("expected exactly two packed rows: target, prediction")
-    cdef Py_ssize_t distinct, lt = bounds[1], lp = n - bounds[1]
-    cdef int32_t* buf = renumbered_copy(<const int32_t*>cnp.PyArray_DATA(ids), n, &distinct)
-    try:
-        matches, lcs = counts_of_dense(buf, lt, lp, distinct, max_order, want_lcs)
-        return matches, lcs, lt, lp
-    finally:
-        free(buf)

@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 from test_kernels_lcs import clipped_reference, dp_lcs, summary_hits
 from test_text_corpus import all_texts, msmarco_pairs
 
-from qascore._kernels.lcs import lcs_lengths, pair_union_hits_ids, pair_union_hits_tokens
+from qascore._kernels.lcs import lcs_lengths
 from qascore._kernels.ngram import clipped_ngram_matches
-from qascore._kernels.rouge_raw import (_free_idle_workers, pair_rouge_counts, pair_rouge_counts_ids,
-                                        pair_rouge_counts_tokens, rouge_counts)
+from qascore._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tokens, pair_union_hits_ids,
+                                         pair_union_hits_tokens)
+from qascore._kernels.rouge_raw import _free_idle_workers, pair_rouge_counts, rouge_counts
 from qascore.text import RougeTokenizer, Vocabulary
 
 TOKENIZER = RougeTokenizer()

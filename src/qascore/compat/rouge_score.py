@@ -14,9 +14,10 @@ import collections
 
 import numpy as np
 
-from .._kernels.lcs import pair_union_hits_ids, pair_union_hits_tokens
 from .._kernels.prf import pair_score  # rouge-score's P / R / scoring.fmeasure, same bits
-from .._kernels.rouge_raw import pair_rouge_counts, pair_rouge_counts_ids, pair_rouge_counts_tokens
+from .._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tokens, pair_union_hits_ids,
+                                   pair_union_hits_tokens)
+from .._kernels.rouge_raw import pair_rouge_counts
 from .._kernels.score_rows import score_rows
 from ..errors import check_texts
 from ..lexical.rouge import _NGRAM_TYPE, counts_from_raw_strings, parse_rouge_types, rouge, split_sentences
