@@ -15,13 +15,18 @@ extensions = [
     Extension(
         f"qascore._kernels.{source.stem}",
         [str(source.relative_to(_ROOT))],
-        include_dirs=[np.get_include()],
+        include_dirs=["kernels/include", np.get_include()],  # the C helpers (kernels/include/*.h)
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=_COMPILE,
         extra_link_args=_LINK,
     )
     for source in sorted((_ROOT / "kernels").glob("*.pyx"))
 ]
+# The C helpers are headers of static inline functions: a change to one must rebuild every
+# extension, which setuptools only knows when told.
+_HEADERS = [str(h.relative_to(_ROOT)) for h in sorted((_ROOT / "kernels" / "include").glob("*.h"))]
+for _extension in extensions:
+    _extension.depends = _HEADERS
 
 setup(
     ext_modules=cythonize(

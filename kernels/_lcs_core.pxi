@@ -4,10 +4,8 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memset
 
-cdef extern from *:
+cdef extern from "qs_bitops.h":  # kernels/include/qs_bitops.h
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
-
-cdef extern from "qs_bitops.h":
     uint64_t addc "qs_addc"(uint64_t a, uint64_t b, unsigned char carry_in, unsigned char* carry_out) nogil
     void hyyro4 "qs_hyyro4"(uint64_t* v0, uint64_t* v1, uint64_t* v2, uint64_t* v3, const uint64_t* m,
                             unsigned char* carry) nogil

@@ -5,6 +5,9 @@ from libc.stdlib cimport calloc, free, malloc
 cdef uint64_t EMPTY = ~(<uint64_t>0)
 
 
+# The n-gram table: integer keys (previous n-gram id, token id) packed in 64 bits, Fibonacci
+# hashing, rebuilt per order per pair; no bytes to compare, so not the byte-string intern table
+# (_intern_table.pxi explains). Also renumbers one pair's ids densely (rouge_pair.pyx).
 ctypedef struct NgramScratch:
     uint64_t* keys      # [cap] open-addressing table over hypothesis n-grams of one order
     int32_t* vals       # [cap] dense n-gram id

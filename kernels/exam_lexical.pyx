@@ -20,6 +20,9 @@ from libc.string cimport memset
 
 cimport cython
 
+# The shared kernel (ngram.pyx), under the name this module's callers use.
+from qascore._kernels.ngram import document_frequency
+
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
@@ -209,25 +212,3 @@ def solve_lexical(
 
     free(head); free(tail); free(last_sent); free(post_next); free(post_sent)
     free(q_score); free(c_score); free(touched); free(sent_list)
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def document_frequency(const int[:] tok_ids, const long long[:] doc_token_off, Py_ssize_t vocab_size):
-    """Number of documents containing each term; document d is tok_ids[doc_token_off[d]:doc_token_off[d+1]]."""
-    import numpy as np
-
-    df_arr = np.zeros(vocab_size, dtype=np.int64)
-    last_arr = np.full(vocab_size, -1, dtype=np.int64)
-    cdef long long[:] df = df_arr
-    cdef long long[:] last = last_arr
-    cdef Py_ssize_t d, pos, n_docs = doc_token_off.shape[0] - 1
-    cdef int tok
-    with nogil:
-        for d in range(n_docs):
-            for pos in range(doc_token_off[d], doc_token_off[d + 1]):
-                tok = tok_ids[pos]
-                if last[tok] != d:
-                    last[tok] = d
-                    df[tok] += 1
-    return df_arr

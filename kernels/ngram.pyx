@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Clipped n-gram match counts (orders 1 .. max_order) over packed token ids.
+"""Clipped n-gram match counts (orders 1 .. max_order) and document frequencies over packed token ids.
 
 For a hypothesis h and references r_1 .. r_K the count of order n is
 ``sum over n-grams g of h: min(count_h(g), max_k count_{r_k}(g))`` -- rouge-score's overlap when
@@ -15,6 +15,7 @@ import numpy as np
 
 from cython.parallel cimport parallel, prange
 from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport calloc, free
 
 include "_ngram_core.pxi"
 include "_packed_checks.pxi"
@@ -81,3 +82,26 @@ def ngram_totals(const int64_t[::1] lengths not None, int max_order):
     """Number of n-grams of each order 1 .. max_order in texts of the given lengths: int64[K, max_order]."""
     orders = np.arange(1, max_order + 1, dtype=np.int64)
     return np.maximum(np.asarray(lengths)[:, None] - orders[None, :] + 1, 0)
+
+
+def document_frequency(const int32_t[:] ids not None, const int64_t[:] offsets not None, Py_ssize_t n_terms):
+    """Number of rows holding each id: int64[n_terms], row r being ``ids[offsets[r]:offsets[r + 1]]``
+    (ids in 0..n_terms-1, each counted once per row). The one document-frequency kernel: EXAM's
+    idf over paragraphs and the nugget scorers' idf over responses both come here (through
+    exam_lexical and nugget_recall, which re-export it)."""
+    df_np = np.zeros(n_terms, dtype=np.int64)
+    cdef int64_t[::1] df = df_np
+    cdef int64_t* last = <int64_t*>calloc(n_terms + 1, sizeof(int64_t))  # 1 + the last row seen
+    if last == NULL:
+        raise MemoryError()
+    cdef Py_ssize_t r, i
+    cdef int32_t t
+    with nogil:
+        for r in range(offsets.shape[0] - 1):
+            for i in range(offsets[r], offsets[r + 1]):
+                t = ids[i]
+                if last[t] != r + 1:  # first time in this row
+                    last[t] = r + 1
+                    df[t] += 1
+    free(last)
+    return df_np

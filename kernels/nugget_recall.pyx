@@ -19,11 +19,18 @@ from libc.stdint cimport int64_t, uint64_t, int32_t
 
 cnp.import_array()
 
+# The shared kernel (ngram.pyx), under the name this module's callers use.
+from qascore._kernels.ngram import document_frequency
+
 cdef enum:
     ID_BITS = 21
 MAX_ID = (1 << ID_BITS) - 1
 
 
+# Per-question tables of packed int64 n-gram keys, built once (build_tables) and probed read-only
+# by every thread: integer keys with nothing to compare but the key, so neither the byte-string
+# intern table (_intern_table.pxi) nor the n-gram kernel's per-pair table (_ngram_core.pxi),
+# which is rebuilt per pair and owned by one thread.
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
     # splitmix64 finaliser: spreads packed keys over the table
     x ^= x >> 30
@@ -166,26 +173,6 @@ def ngram_recall(
                         out_best_desc[base + j] = d
         free(acc)
         free(stamp)
-
-
-def document_frequency(const int32_t[::1] ids, const int64_t[::1] offsets, Py_ssize_t n_terms):
-    """Number of rows holding each id (ids in 0..n_terms-1; id 0 is counted like any other)."""
-    df_np = np.zeros(n_terms, dtype=np.int64)
-    cdef int64_t[::1] df = df_np
-    cdef int64_t* last = <int64_t*>calloc(n_terms + 1, sizeof(int64_t))
-    if last == NULL:
-        raise MemoryError()
-    cdef Py_ssize_t r, i
-    cdef int32_t t
-    with nogil:
-        for r in range(offsets.shape[0] - 1):
-            for i in range(offsets[r], offsets[r + 1]):
-                t = ids[i]
-                if last[t] != r + 1:  # first time in this row
-                    last[t] = r + 1
-                    df[t] += 1
-    free(last)
-    return df_np
 
 
 def sequence_hashes(const int32_t[::1] ids, const int64_t[::1] offsets):

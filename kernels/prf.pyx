@@ -1,5 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Precision, recall and F of the ROUGE family from counts, one compiled pass each: numpy took
+"""Precision, recall and F of the ROUGE family from counts: the one place they are formed (the
+formulas in kernels/include/qs_prf.h), for a batch (ratio_of_counts, f_measure, rouge_prf) or
+one pair (pair_score). One compiled pass each: numpy took
 two to five calls per array (a microsecond or more each, most of a short batch's time in
 ``rouge()``). Each element goes through the IEEE operations of the numpy expressions these
 replace, in the same order; the build turns floating-point contraction off (setup.py), so no
@@ -17,15 +19,27 @@ cdef object float_output(Py_ssize_t n, Py_ssize_t m, str first, str second):
     return np.empty(n, dtype=np.float64)
 
 
-cdef inline double count_ratio(int64_t numerator, int64_t count, int64_t shift) noexcept nogil:
-    cdef int64_t d = count - shift
-    return <double>numerator / <double>(d if d > 1 else 1)
+cdef extern from "qs_prf.h":  # kernels/include/qs_prf.h: the formulas, shared with pair_score
+    double count_ratio "qs_count_ratio"(int64_t numerator, int64_t count, int64_t shift) noexcept nogil
+    double f_gamma "qs_f_gamma"(double p, double r, double gamma_squared) noexcept nogil
+
+cdef extern from "qs_rows.h":
+    object new_triple "qascore_new_triple"(object type, double a, double b, double c)
+    bint is_tuple_type "qascore_is_tuple_type"(object type) noexcept
 
 
-cdef inline double f_gamma(double p, double r, double gamma_squared) noexcept nogil:
-    cdef double den = r + gamma_squared * p
-    den += den == 0
-    return (1 + gamma_squared) * p * r / den
+def pair_score(type score_type not None, int64_t hits, int64_t n_prediction, int64_t n_target, int64_t shift=0):
+    """``score_type(P, R, F1)`` of one pair from its ROUGE count ``hits`` and the prediction's
+    and target's token counts: rouge-score's ``Score`` of ``hits / max(n_prediction - shift, 1)``,
+    ``hits / max(n_target - shift, 1)`` (``shift`` n - 1 for ROUGE-N, as ratio_of_counts) and
+    ``scoring.fmeasure``, with the same bits (qs_prf.h). The compat scorer's one-pair route: one
+    C call per type instead of a Python function and a namedtuple ``__new__``. ``score_type`` is
+    a namedtuple class of three fields."""
+    if not is_tuple_type(score_type):
+        raise TypeError(f"score_type must be a namedtuple class, got {score_type!r}")
+    cdef double p = count_ratio(hits, n_prediction, shift)
+    cdef double r = count_ratio(hits, n_target, shift)
+    return new_triple(score_type, p, r, f_gamma(p, r, 1.0))
 
 
 def ratio_of_counts(const int64_t[:] numerator not None, const int64_t[:] denominator not None, int64_t shift=0):

@@ -1,15 +1,24 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""One (target, prediction) pair: the latency path of the rouge-score compatible ``score()``.
+"""One (target, prediction) pair from tokens: the latency path of the compat ``RougeScorer.score()``
+with a tokenizer other than rouge-score's plain one (whose pairs go straight from the strings,
+``rouge_raw.pair_rouge_counts``).
 
-The pair arrives either as token ids packed in two rows (target row 0, prediction row 1; or
-sentences with the target's first) or as lists of token strings (custom tokenizers). Ids are
-first renumbered densely for this pair only, so per-pair tables stay tiny whatever the vocabulary
-size; then the same C cores as the batch kernels run (lcs.pyx, ngram.pyx), without numpy or
-threads.
+The pair arrives as lists of token strings (a custom tokenizer's ``tokenize``) or as packed
+vocabulary ids (a tokenizer with a compiled encoder): target row 0 and prediction row 1, or
+sentences with the target's first. Ids are renumbered densely for this pair only
+(renumber_dense), so per-pair tables stay tiny whatever the vocabulary size; then the same C cores as the batch
+kernels run (_ngram_core.pxi, _lcs_core.pxi), without numpy or threads.
+
+A module of its own, not functions in lcs.pyx and rouge_raw.pyx: there, a second caller of the
+shared cores made GCC stop inlining them into the batch loops (rouge_raw's pair_counts shrank
+from 1413 to 1041 instructions and pair_rouge_counts ran 4.5% slower in a same-process A/B;
+union_lcs_hits left lcs.pyx's rougeLsum worker). Same results as those modules' entries, in the
+same shapes: counts ``(matches, lcs, target tokens, prediction tokens)``, union-LCS hits an int.
 """
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.ref cimport PyObject
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc
 
 cimport numpy as cnp
 
@@ -18,7 +27,11 @@ cnp.import_array()
 include "_lcs_core.pxi"
 include "_ngram_core.pxi"
 
+cdef enum:
+    MAX_ORDER = 9  # rouge1 .. rouge9
 
+
+# ---------------------------------------------------------------- one pair's dense ids
 cdef int intern_strings(list tokens, dict ids, int32_t* out) except -1:
     cdef Py_ssize_t i
     cdef PyObject* found
@@ -57,19 +70,32 @@ cdef Py_ssize_t renumber_dense(const int32_t* ids, Py_ssize_t n, int32_t* out) n
     return distinct
 
 
+cdef int32_t* renumbered_copy(const int32_t* ids, Py_ssize_t n, Py_ssize_t* distinct) except NULL:
+    """A malloc'ed copy of the n ``ids`` renumbered densely (the caller frees it)."""
+    cdef int32_t* buf = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+    if buf == NULL:
+        raise MemoryError()
+    distinct[0] = renumber_dense(ids if n else NULL, n, buf)
+    if distinct[0] < 0:
+        free(buf)
+        raise MemoryError()
+    return buf
+
+
+# ---------------------------------------------------------------- ROUGE-N and ROUGE-L counts
 cdef tuple counts_of_dense(int32_t* buf, Py_ssize_t lt, Py_ssize_t lp, Py_ssize_t distinct,
                            int max_order, bint want_lcs):
     """(clipped n-gram matches of orders 1 .. max_order, LCS or -1) of target buf[:lt] and
     prediction buf[lt:lt + lp], ids dense in [0, distinct)."""
-    cdef int64_t matches[9]
+    cdef int64_t matches[MAX_ORDER]
     cdef int64_t ref_offsets[2]
     cdef int64_t ref_rows[1]
     cdef int64_t lcs = -1
     cdef Py_ssize_t cap = 16
     cdef NgramScratch* ns = NULL
     cdef Scratch* ls = NULL
-    if max_order < 0 or max_order > 9:
-        raise ValueError(f"max_order must be in 0..9, got {max_order}")
+    if not 0 <= max_order <= MAX_ORDER:
+        raise ValueError(f"max_order must be in 0..{MAX_ORDER}, got {max_order}")
     try:
         if max_order > 0:
             while cap < 2 * lp:
@@ -94,8 +120,8 @@ cdef tuple counts_of_dense(int32_t* buf, Py_ssize_t lt, Py_ssize_t lp, Py_ssize_
         scratch_free(ls)
 
 
-def pair_counts(list target not None, list prediction not None, int max_order, bint want_lcs):
-    """Token-string lists: (clipped n-gram matches of orders 1 .. max_order, LCS length or -1)."""
+def pair_rouge_counts_tokens(list target not None, list prediction not None, int max_order, bint want_lcs):
+    """pair_rouge_counts of two lists of token strings (a custom tokenizer's output)."""
     cdef dict ids = {}
     cdef Py_ssize_t lt = len(target), lp = len(prediction)
     cdef int32_t* buf = <int32_t*>malloc((lt + lp + 1) * sizeof(int32_t))
@@ -104,33 +130,22 @@ def pair_counts(list target not None, list prediction not None, int max_order, b
     try:
         intern_strings(target, ids, buf)
         intern_strings(prediction, ids, &buf[lt])
-        return counts_of_dense(buf, lt, lp, len(ids), max_order, want_lcs)
+        matches, lcs = counts_of_dense(buf, lt, lp, len(ids), max_order, want_lcs)
+        return matches, lcs, lt, lp
     finally:
         free(buf)
 
 
-cdef int32_t* renumbered_copy(const int32_t* ids, Py_ssize_t n, Py_ssize_t* distinct) except NULL:
-    """A malloc'ed copy of the n ``ids`` renumbered densely (the caller frees it)."""
-    cdef int32_t* buf = <int32_t*>malloc((n + 1) * sizeof(int32_t))
-    if buf == NULL:
-        raise MemoryError()
-    distinct[0] = renumber_dense(ids if n else NULL, n, buf)
-    if distinct[0] < 0:
-        free(buf)
-        raise MemoryError()
-    return buf
-
-
-def pair_counts_ids(cnp.ndarray ids not None, cnp.ndarray offsets not None, int max_order, bint want_lcs):
-    """Packed ids (contiguous int32), target = row 0 and prediction = row 1, offsets (contiguous
-    int64): ``(matches, lcs, target length, prediction length)``, the first two as :func:`pair_counts`.
+def pair_rouge_counts_ids(cnp.ndarray ids not None, cnp.ndarray offsets not None, int max_order, bint want_lcs):
+    """pair_rouge_counts of packed ids (contiguous int32), target = row 0 and prediction = row 1,
+    offsets (contiguous int64): a tokenizer with a compiled batch encoder.
 
     Plain arrays rather than typed memoryviews: taking a buffer costs more than a short pair's work.
     """
     if (cnp.PyArray_TYPE(ids) != cnp.NPY_INT32 or cnp.PyArray_TYPE(offsets) != cnp.NPY_INT64
             or not cnp.PyArray_IS_C_CONTIGUOUS(ids) or not cnp.PyArray_IS_C_CONTIGUOUS(offsets)
             or cnp.PyArray_NDIM(ids) != 1 or cnp.PyArray_NDIM(offsets) != 1):
-        raise TypeError("pair_counts_ids takes contiguous 1-d int32 ids and int64 offsets")
+        raise TypeError("pair_rouge_counts_ids takes contiguous 1-d int32 ids and int64 offsets")
     cdef const int64_t* bounds = <const int64_t*>cnp.PyArray_DATA(offsets)
     cdef Py_ssize_t n = cnp.PyArray_SIZE(ids)
     if cnp.PyArray_SIZE(offsets) != 3 or bounds[0] != 0 or bounds[2] != n or not 0 <= bounds[1] <= bounds[2]:
@@ -144,6 +159,7 @@ def pair_counts_ids(cnp.ndarray ids not None, cnp.ndarray offsets not None, int 
         free(buf)
 
 
+# ---------------------------------------------------------------- rougeLsum union-LCS hits
 cdef int64_t union_hits_of_dense(int32_t* buf, int64_t* offsets, Py_ssize_t n_target, Py_ssize_t n_sentences,
                                  Py_ssize_t distinct) except -1:
     cdef Scratch* ls = scratch_new(distinct)
@@ -157,7 +173,7 @@ cdef int64_t union_hits_of_dense(int32_t* buf, int64_t* offsets, Py_ssize_t n_ta
     return hits
 
 
-def pair_union_hits(list target_sentences not None, list prediction_sentences not None):
+def pair_union_hits_tokens(list target_sentences not None, list prediction_sentences not None):
     """rougeLsum hits of target sentences (lists of tokens) against prediction sentences."""
     cdef dict ids = {}
     cdef Py_ssize_t nt = len(target_sentences), np_ = len(prediction_sentences), total = 0, s

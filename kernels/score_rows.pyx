@@ -6,27 +6,7 @@ twice as long as ``rouge()`` on the same pairs.
 """
 import numpy as np
 
-cdef extern from *:
-    """
-    /* A tuple subclass (a namedtuple) holding three floats, made as tuple.__new__(type, (a, b, c))
-       makes one: the type's allocator, then the items. */
-    static PyObject *qascore_new_triple(PyObject *type, double a, double b, double c) {
-        PyObject *x = PyFloat_FromDouble(a), *y = PyFloat_FromDouble(b), *z = PyFloat_FromDouble(c);
-        PyObject *t = NULL;
-        if (x && y && z)
-            t = ((PyTypeObject *)type)->tp_alloc((PyTypeObject *)type, 3);
-        if (!t) {
-            Py_XDECREF(x);
-            Py_XDECREF(y);
-            Py_XDECREF(z);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, 0, x);
-        PyTuple_SET_ITEM(t, 1, y);
-        PyTuple_SET_ITEM(t, 2, z);
-        return t;
-    }
-    """
+cdef extern from "qs_rows.h":
     object qascore_new_triple(object type, double a, double b, double c)
 
 cdef enum:

@@ -24,7 +24,7 @@ cnp.import_array()
 
 include "_rouge_scan.pxi"
 
-cdef extern from *:
+cdef extern from "Python.h":
     bint object_is_str "PyUnicode_Check"(PyObject *o) noexcept  # no reference taken
 
 

@@ -140,3 +140,19 @@ def test_compiled_encoding_gives_the_analyzer_terms(texts, stem, stopwords):
         for b in range(len(texts)):
             if got[a] == got[b]:
                 assert hashes[a] == hashes[b]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 9), max_size=12), max_size=8))
+def test_document_frequency_is_the_row_count_of_each_id(rows):
+    """One shared kernel (ngram.pyx) serves the nugget scorers and EXAM; each id counted once per
+    row that holds it, against a plain-Python count."""
+    from qascore._kernels import exam_lexical, ngram, nugget_recall
+
+    assert nugget_recall.document_frequency is ngram.document_frequency
+    assert exam_lexical.document_frequency is ngram.document_frequency
+    ids = np.array([t for row in rows for t in row], dtype=np.int32)
+    offsets = np.cumsum([0] + [len(row) for row in rows]).astype(np.int64)
+    expected = [sum(t in row for row in rows) for t in range(10)]
+    assert list(ngram.document_frequency(ids, offsets, 10)) == expected
+    assert list(ngram.document_frequency(np.repeat(ids, 2)[::2], offsets, 10)) == expected  # a strided view

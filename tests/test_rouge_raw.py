@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_kernels_lcs import clipped_reference, dp_lcs
+from test_kernels_lcs import clipped_reference, dp_lcs, summary_hits
 from test_text_corpus import all_texts, msmarco_pairs
 
 from qascore._kernels.lcs import lcs_lengths
 from qascore._kernels.ngram import clipped_ngram_matches
+from qascore._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tokens, pair_union_hits_ids,
+                                         pair_union_hits_tokens)
 from qascore._kernels.rouge_raw import _free_idle_workers, pair_rouge_counts, rouge_counts
 from qascore.text import RougeTokenizer, Vocabulary
 
@@ -255,3 +257,59 @@ def test_concurrent_python_threads_get_identical_results(shared_data):
             assert out == [(tuple(expected[0][k]), expected[1][k], expected[3][k], expected[2][k]) for k in range(500)]
         else:
             assert_same_counts(out, expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 10**7), st.integers(1, 10**7), st.integers(0, 10**7), st.integers(0, 8))
+def test_pair_score_is_rouge_scores_python_float_arithmetic(n_prediction, n_target, hits, shift):
+    """The compat scorer's one-pair P / R / F (kernels/prf.pyx pair_score, qs_prf.h) against
+    rouge-score's own scoring.fmeasure over Python floats, bit for bit."""
+    import collections
+    import struct
+
+    from rouge_score import scoring
+
+    from qascore._kernels.prf import pair_score
+
+    score_type = collections.namedtuple("Score", ["precision", "recall", "fmeasure"])
+    hits = min(hits, max(n_prediction - shift, 1), max(n_target - shift, 1))
+    precision = hits / max(n_prediction - shift, 1)
+    recall = hits / max(n_target - shift, 1)
+    expected = (precision, recall, scoring.fmeasure(precision, recall))
+    got = pair_score(score_type, hits, n_prediction, n_target, shift)
+    assert type(got) is score_type
+    assert [struct.pack("<d", x) for x in got] == [struct.pack("<d", float(x)) for x in expected]
+
+
+def test_pair_score_refuses_a_class_whose_instances_are_not_tuples():
+    from qascore._kernels.prf import pair_score
+
+    with pytest.raises(TypeError, match="namedtuple"):
+        pair_score(dict, 1, 2, 3)
+
+
+words = st.lists(st.sampled_from(["a", "b", "c", "dd", "e", "the", "x9"]), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(words, words, st.integers(0, 9), st.booleans())
+def test_one_pair_from_tokens_or_ids_equals_the_readable_counts(target, prediction, max_order, want_lcs):
+    """The compat scorer's one-pair entries for custom tokenizers: token lists renumbered by a
+    dict, packed vocabulary ids renumbered by the n-gram pair table; both against Counter
+    clipping and the DP LCS."""
+    expected = (tuple(clipped_reference(prediction, [target], n) for n in range(1, max_order + 1)),
+                dp_lcs(prediction, target) if want_lcs else -1, len(target), len(prediction))
+    assert pair_rouge_counts_tokens(target, prediction, max_order, want_lcs) == expected
+    vocab = Vocabulary()
+    vocab.pack([["pad"] * 50])  # vocabulary ids far from 0: the pair renumbers them
+    packed = vocab.pack([target, prediction])
+    assert pair_rouge_counts_ids(packed.ids, packed.offsets, max_order, want_lcs) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(words, max_size=5), st.lists(words, max_size=5))
+def test_one_pair_union_hits_from_tokens_or_ids_equal_the_readable_backtrack(target, prediction):
+    expected = summary_hits(target, prediction)
+    assert pair_union_hits_tokens(target, prediction) == expected
+    packed = Vocabulary().pack(target + prediction)
+    assert pair_union_hits_ids(packed.ids, packed.offsets, len(target)) == expected

@@ -14,7 +14,9 @@ import collections
 
 import numpy as np
 
-from .._kernels.rouge_pair import pair_counts, pair_counts_ids, pair_union_hits, pair_union_hits_ids
+from .._kernels.prf import pair_score  # rouge-score's P / R / scoring.fmeasure, same bits
+from .._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tokens, pair_union_hits_ids,
+                                   pair_union_hits_tokens)
 from .._kernels.rouge_raw import pair_rouge_counts
 from .._kernels.score_rows import score_rows
 from ..errors import check_texts
@@ -32,15 +34,6 @@ _ZERO = Score(precision=0, recall=0, fmeasure=0)
 # every VOCABULARY_CHECK_PERIOD one-pair encodings (a check costs a noticeable part of a short pair).
 MAX_VOCABULARY = 1 << 20
 VOCABULARY_CHECK_PERIOD = 256
-
-
-def _score_of(hits: int, n_prediction: int, n_target: int) -> Score:
-    precision = hits / n_prediction
-    recall = hits / n_target
-    # rouge-score's scoring.fmeasure, the same Python float operations
-    if precision + recall > 0:
-        return Score(precision, recall, 2 * precision * recall / (precision + recall))
-    return Score(precision, recall, 0.0)
 
 
 class RougeScorer:
@@ -81,20 +74,20 @@ class RougeScorer:
                 matches, lcs, lt, lp = pair_rouge_counts(target, prediction, self._max_order, self._want_lcs)
             elif self._encode is not None:
                 ids, offsets = self._encode_pair([target, prediction])
-                matches, lcs, lt, lp = pair_counts_ids(ids, offsets, self._max_order, self._want_lcs)
+                matches, lcs, lt, lp = pair_rouge_counts_ids(ids, offsets, self._max_order, self._want_lcs)
             else:
                 target_tokens = self._tokenizer.tokenize(target)
                 prediction_tokens = self._tokenizer.tokenize(prediction)
-                matches, lcs = pair_counts(target_tokens, prediction_tokens, self._max_order, self._want_lcs)
-                lt, lp = len(target_tokens), len(prediction_tokens)
+                matches, lcs, lt, lp = pair_rouge_counts_tokens(target_tokens, prediction_tokens, self._max_order,
+                                                                self._want_lcs)
         for name in self.rouge_types:
             if name == "rougeL":
-                result[name] = _score_of(lcs, lp, lt) if lt and lp else _ZERO
+                result[name] = pair_score(Score, lcs, lp, lt) if lt and lp else _ZERO
             elif name == "rougeLsum":
                 result[name] = self._score_lsum(target, prediction)
             else:
                 n = self._orders[name]
-                result[name] = _score_of(matches[n - 1], max(lp - n + 1, 1), max(lt - n + 1, 1))
+                result[name] = pair_score(Score, matches[n - 1], lp, lt, n - 1)
         return result
 
     def _vocabulary(self) -> Vocabulary:
@@ -131,7 +124,7 @@ class RougeScorer:
             n = int(offsets[-1]) - m
             if not m or not n:
                 return _ZERO
-            return _score_of(pair_union_hits_ids(ids, offsets, len(target_sents)), n, m)
+            return pair_score(Score, pair_union_hits_ids(ids, offsets, len(target_sents)), n, m)
         tokenize = self._tokenizer.tokenize
         target_tokens = [tokenize(s) for s in target_sents]
         prediction_tokens = [tokenize(s) for s in prediction_sents]
@@ -139,7 +132,7 @@ class RougeScorer:
         n = sum(map(len, prediction_tokens))
         if not m or not n:
             return _ZERO
-        return _score_of(pair_union_hits(target_tokens, prediction_tokens), n, m)
+        return pair_score(Score, pair_union_hits_tokens(target_tokens, prediction_tokens), n, m)
 
     def score_multi(self, targets, prediction):
         """For each type, the target with the largest F (first on ties) and its whole Score."""

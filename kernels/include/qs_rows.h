@@ -1,0 +1,29 @@
+/* Result rows built in C: rouge-score's Score namedtuples without a Python-level __new__ call
+   (score_rows.pyx). */
+#ifndef QS_ROWS_H
+#define QS_ROWS_H
+#include <Python.h>
+/* A tuple subclass (a namedtuple) holding three floats, made as tuple.__new__(type, (a, b, c))
+   makes one: the type's allocator, then the items. */
+static inline PyObject *qascore_new_triple(PyObject *type, double a, double b, double c) {
+    PyObject *x = PyFloat_FromDouble(a), *y = PyFloat_FromDouble(b), *z = PyFloat_FromDouble(c);
+    PyObject *t = NULL;
+    if (x && y && z)
+        t = ((PyTypeObject *)type)->tp_alloc((PyTypeObject *)type, 3);
+    if (!t) {
+        Py_XDECREF(x);
+        Py_XDECREF(y);
+        Py_XDECREF(z);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(t, 0, x);
+    PyTuple_SET_ITEM(t, 1, y);
+    PyTuple_SET_ITEM(t, 2, z);
+    return t;
+}
+
+/* A class whose instances are tuples (a namedtuple class among them): a flag test, cheap enough
+   for a one-pair call. qascore_new_triple's allocation is only safe for such a class. */
+#define qascore_is_tuple_type(t) PyType_FastSubclass((PyTypeObject *)(t), Py_TPFLAGS_TUPLE_SUBCLASS)
+
+#endif /* QS_ROWS_H */
