@@ -10,23 +10,22 @@ would nearly always reject.
 """
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 
 from .._kernels.lcs import char_lcs_length
-from ..text import porter_stem
+from ..text import WordTermTokenizer, porter_stem
 from ..text.stopwords import STOPWORDS
 
-_WORD = re.compile(r"\w+")
 FUZZY_THRESHOLD = 80.0
 FUZZY_MIN_CHARS = 4
 
 
-_stem = lru_cache(maxsize=65536)(porter_stem)
+# the workbench's normalisation: every word stemmed (no length limit), stopwords out
+_ANSWER_TERMS = WordTermTokenizer(stem=porter_stem, stopwords=STOPWORDS)
 
 
 def normalize_answer(text: str) -> str:
-    return " ".join(_stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+    """Lowercase, ``\\w+`` words, stopwords removed, each word Porter-stemmed, joined by spaces."""
+    return " ".join(_ANSWER_TERMS.tokenize(text))
 
 
 def indel_ratio(a: str, b: str) -> float:

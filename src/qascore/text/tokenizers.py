@@ -242,6 +242,7 @@ class UnicodeWordTokenizer(_TokenizerBase):
 _WORD = re.compile(r"\w+")
 _WORD_OR_BREAK = re.compile(r"\w+|\x00")  # NUL separates texts joined for one regex pass
 _BREAK, _DROPPED = -2, -1
+_WORD_CACHE_LIMIT = 1 << 20  # distinct words remembered per tokeniser before the cache starts over
 
 
 class WordTermTokenizer(_TokenizerBase):
@@ -263,13 +264,15 @@ class WordTermTokenizer(_TokenizerBase):
 
     @property
     def signature(self) -> str:
-        parts = [self.name, "lower"] + (["nostop"] if self._stopwords else []) + (["stem"] if self._stem else [])
+        parts = ["words", "lower"] + (["nostop"] if self._stopwords else []) + (["stem"] if self._stem else [])
         return "-".join(parts)
 
     def _term(self, word: str) -> str | None:
         term = self._cache.get(word, "")
         if term == "":
             term = None if word in self._stopwords else (self._stem(word) if self._stem else word)
+            if len(self._cache) >= _WORD_CACHE_LIMIT:  # bounded: a long-running process sees endless words
+                self._cache.clear()
             self._cache[word] = term
         return term
 
