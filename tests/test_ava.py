@@ -1,5 +1,4 @@
-"""AVA: features kernel, linear model, evaluation, data formats, shipped models, CLI."""
-import json
+"""AVA: features kernel, linear model, evaluation, data formats, shipped models (the CLI: test_ava_cli.py)."""
 import shutil
 from pathlib import Path
 
@@ -17,12 +16,8 @@ from qascore.ava.evaluate import (
     tune_threshold,
 )
 from qascore.ava.linear import LinearAva, compute_features, default_linear_model, train_linear
-from qascore.cli import main as cli_main
 from qascore.errors import InputFormatError
 from qascore.text import get_tokenizer
-
-DEMO = Path(__file__).resolve().parents[1] / "src" / "qascore" / "demo_data" / "ava_demo.jsonl"
-
 
 # --- features: kernel vs a plain-Python reference ------------------------------------------
 
@@ -288,7 +283,6 @@ def test_export_parity_on_a_small_network(tmp_path):
     transformers = pytest.importorskip("transformers")
     pytest.importorskip("onnx")
     import importlib.util
-    import sys
 
     spec = importlib.util.spec_from_file_location("export_ava", Path(__file__).resolve().parents[1] / "onnx_export" / "export_ava.py")
     export_ava = importlib.util.module_from_spec(spec)
@@ -307,22 +301,3 @@ def test_export_parity_on_a_small_network(tmp_path):
     slots = encode_slots(onnx_model.tokenizer, "a2", q, r, t, truncation="allow")
     want = predict_logits_torch(model, slots, onnx_model.tokenizer.pad_id, "cpu")
     np.testing.assert_allclose(onnx_model.logits_of_slots(slots), want, atol=1e-4)
-
-
-# --- CLI -------------------------------------------------------------------------------------
-
-def test_cli_score_and_eval(tmp_path, capsys):
-    out = tmp_path / "scored.jsonl"
-    assert cli_main(["ava", "score", str(DEMO), "-o", str(out), "--device", "cpu"]) == 0
-    lines = [json.loads(l) for l in out.read_text().splitlines()]
-    assert len(lines) == 8 and all(0 <= l["score"] <= 1 for l in lines) and lines[0]["system"] == "sys_a"
-    assert cli_main(["ava", "eval", str(DEMO), "--json", "--model", "linear"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["pointwise"]["n"] == 8 and set(report["systemwise"]["gold"]) == {"sys_a", "sys_b"}
-
-
-def test_cli_bad_input_is_a_clear_error(tmp_path, capsys):
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"question": "q"}\n')
-    assert cli_main(["ava", "score", str(bad), "--model", "linear"]) == 2
-    assert "bad.jsonl:1: missing field 'reference'" in capsys.readouterr().err

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from qascore.ava.data import calibration_split, concat_triples, load_as2_as_ava, load_evouna, split_by_question
-from qascore.ava.linear import compute_features
+from qascore.ava.features import compute_features
+from qascore.ava.rows import expand_rows, mean_by_owner
 from qascore.ava.stacking import STACK_INPUTS, Stacker, fit_stacker, stack_inputs
-from qascore.ava.transformer import expand_rows, load_default_model, mean_by_owner
+from qascore.ava.transformer import load_default_model
 from qascore.errors import InputFormatError
 
 

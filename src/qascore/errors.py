@@ -58,5 +58,5 @@ def require_extra(extra: str, *modules: str) -> None:
 
     missing = [name for name in modules if importlib.util.find_spec(name.split(".")[0]) is None]
     if missing:
-        raise MissingExtraError(
-            f"{', '.join(missing)} is not installed; install it with: pip install \"qascore[{extra}]\"")
+        what = f"{missing[0]} is" if len(missing) == 1 else f"{', '.join(missing)} are"
+        raise MissingExtraError(f"{what} not installed; install it with: pip install \"qascore[{extra}]\"")

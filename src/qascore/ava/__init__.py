@@ -1,21 +1,29 @@
-"""AVA: answer correctness from (question, reference, candidate) (Vogel et al., 2021).
+"""AVA: answer correctness from (question, reference, candidate) (Vu and Moschitti, NAACL 2021).
 
-- :func:`load_default_model` -- the shipped transformer model (int8 ONNX, a2 on MiniLM-L6);
-  ``predict_proba(questions, references, candidates)`` gives p(correct), ``predict`` 0/1 at its
-  tuned threshold; references may be lists (scores averaged).
+- :class:`Ava` -- the metric: per-example probability and label, corpus mean probability and
+  fraction judged correct, streaming ``update`` / ``compute``; wraps one of the models below.
+- :func:`load_default_model` -- the shipped transformer model (int8 ONNX, a2 on MiniLM-L6; the
+  ``onnx`` extra); ``predict_proba(questions, references, candidates)`` gives p(correct),
+  ``predict`` 0/1 at its tuned threshold; references may be lists (scores averaged).
 - :class:`LinearAva` / :func:`default_linear_model` -- the four-feature linear model (numpy).
+- :func:`load_model` -- ``default``, ``linear`` or a path to either kind of model.
 - :mod:`qascore.ava.evaluate` -- point-wise P/R/F1/accuracy and system-wise accuracy, P@1, MAP,
-  MRR, threshold tuning, RMSE and Kendall tau-b.
+  MRR, threshold tuning, RMSE and Kendall tau-b; :func:`evaluate_triples` puts them in one report.
 - Training (``qascore[train]``): :mod:`qascore.ava.training`; export: ``onnx_export/``.
 """
-from .data import Triples, calibration_split, load_as2_as_ava, load_evouna, load_jsonl_triples, split_by_question
+from .data import (Triples, calibration_split, load_as2_as_ava, load_evouna, load_jsonl_triples, read_as2,
+                   split_by_question)
 from .evaluate import agreement, pointwise, ranking_metrics, systemwise_accuracy, tune_threshold
-from .linear import LinearAva, compute_features, default_linear_model
+from .features import compute_features
+from .judge import load_model
+from .linear import LinearAva, default_linear_model
+from .metric import Ava
+from .report import evaluate_triples, format_report
 from .transformer import OnnxAvaModel, load_default_model
 
 __all__ = [
-    "LinearAva", "OnnxAvaModel", "Triples", "agreement", "calibration_split", "compute_features", "default_linear_model",
-    "load_as2_as_ava",
-    "load_default_model", "load_evouna", "load_jsonl_triples", "pointwise", "ranking_metrics",
+    "Ava", "LinearAva", "OnnxAvaModel", "Triples", "agreement", "calibration_split", "compute_features",
+    "default_linear_model", "evaluate_triples", "format_report", "load_as2_as_ava", "load_default_model",
+    "load_evouna", "load_jsonl_triples", "load_model", "pointwise", "ranking_metrics", "read_as2",
     "split_by_question", "systemwise_accuracy", "tune_threshold",
 ]

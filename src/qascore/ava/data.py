@@ -7,14 +7,12 @@ are left out, as the EVOUNA study does; the count of each is kept on the result.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputFormatError
-from ..io import iter_jsonl, iter_lines, require_field
+from ..io import iter_jsonl, iter_lines, read_json, require_field
 
 EVOUNA_SYSTEMS = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")
 
@@ -54,12 +52,8 @@ def split_gold_alternatives(golden: str) -> list[str]:
 
 
 def load_evouna(path, *, include_improper: bool = False) -> Triples:
-    """All judged (question, gold, answer, label) rows of an EVOUNA file (NQ.json / TQ.json)."""
-    path = Path(path)
-    try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputFormatError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    """All judged (question, gold, answer, label) rows of an EVOUNA file (NQ.json / TQ.json; ``-`` for stdin)."""
+    records = read_json(path)
     if not isinstance(records, list):
         raise InputFormatError(path, None, "expected a JSON list of question records")
     q, refs, cands, labels, systems, qids = [], [], [], [], [], []

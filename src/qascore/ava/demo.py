@@ -1,7 +1,7 @@
 """The AVA part of ``qascore demo``: the shipped models on a few hand-written triples."""
 from __future__ import annotations
 
-from .cli import format_report, evaluate_triples
+from .report import evaluate_triples, format_report
 from .data import load_jsonl_triples
 from .linear import default_linear_model
 from .transformer import load_default_model

@@ -1,6 +1,6 @@
 """Which text pairs each transformer AVA architecture reads (shared by training and ONNX inference).
 
-Slots follow the paper (Vogel et al.'s notation: q question, r reference, t candidate, and
+Slots follow the paper (Vu and Moschitti's notation: q question, r reference, t candidate, and
 "q ⊕ t" the string concatenation):
 - a0: (q, r), (q, t), (r, t), each through its own encoder, representations concatenated;
 - a1: (r, q ⊕ t), (t, q ⊕ r) through one shared encoder, concatenated;

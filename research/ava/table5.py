@@ -6,20 +6,21 @@ a question's only correct sentence is judged against itself), then each ranker's
 P@1 / MAP / MRR is computed twice: with the gold labels and with AVA's labels (the model's own
 threshold, nothing tuned on this data). Agreement across rankers: RMSE and Kendall tau-b.
 
-    python -m qascore.ava.table5 ../shared/data/ava/trecqa/test-filtered.jsonl [--json]
+    python research/ava/table5.py ../shared/data/ava/trecqa/test-filtered.jsonl [--json]
+
+A script over qascore's public API (not installed with the package); needs the ``onnx`` extra.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from collections import Counter
 
 import numpy as np
 
-from . import agreement, compute_features, load_default_model, ranking_metrics
-from .data import read_as2
-from ..text import get_tokenizer
+from qascore.ava import agreement, compute_features, load_default_model, ranking_metrics, read_as2
+from qascore.io import dumps
+from qascore.text import get_tokenizer
 
 NOISE_SEED = 13
 
@@ -104,7 +105,7 @@ def main(argv=None) -> int:
         ag = agreement({n: r["ava"][metric] for n, r in rows.items()}, {n: r["gold"][metric] for n, r in rows.items()})
         report["agreement"][metric] = ag.as_dict()
     if args.json:
-        print(json.dumps(report, indent=1))
+        print(dumps(report))
         return 0
     print(f"{len(labels)} candidates; AVA point-wise accuracy {report['ava_pointwise_accuracy']:.4f}; {model.signature}")
     print("| ranker | P@1 gold | P@1 AVA | MAP gold | MAP AVA | MRR gold | MRR AVA |\n| --- | --- | --- | --- | --- | --- | --- |")

@@ -1,0 +1,82 @@
+"""AVA as a :class:`~qascore.metric.Metric`: the judge model's ``predict_proba`` per batch of triples.
+
+A batch is ``(questions, references, candidates)``: parallel sequences, ``references[i]`` a string or
+a non-empty list of strings (the probabilities of its references are averaged, as the model does).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import check_text_batch
+from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics, mean_values
+from .judge import load_model
+from .linear import LinearAva
+
+
+def _check_references(references) -> list:
+    if isinstance(references, str):
+        raise TypeError("references must be a sequence (a string or a list of strings per example), "
+                        "not a single string")
+    references = list(references)
+    for i, ref in enumerate(references):
+        if isinstance(ref, str):
+            continue
+        if not isinstance(ref, (list, tuple)) or not all(isinstance(r, str) for r in ref):
+            raise TypeError(f"references[{i}] must be a str or a list of str, got {type(ref).__name__}")
+    return references
+
+
+class Ava(Metric):
+    """AVA answer correctness of (question, reference(s), candidate) triples.
+
+    ``model``: ``"default"`` (the shipped int8 ONNX a2 model with its stacker; needs the ``onnx``
+    extra), ``"linear"`` (the shipped four-feature linear model, numpy only), a linear model
+    ``.json``, an ONNX model directory, or a model object (:class:`LinearAva`,
+    :class:`~qascore.ava.transformer.OnnxAvaModel`). ``threshold`` defaults to the model's tuned one;
+    ``device`` applies to ONNX models, ``n_jobs`` to the feature threads (linear) or the ONNX
+    Runtime threads.
+
+    ``score`` gives per example ``probability`` (exactly ``model.predict_proba`` of the batch) and
+    ``label`` (1 when probability >= threshold, else 0: ``model.predict`` at the model's
+    threshold). ``corpus_score`` gives ``probability`` (the mean probability) and ``correct`` (the
+    fraction judged correct: the system's estimated accuracy); an empty corpus gives 0.0 for both.
+    The linear model scores each triple independently of its batch, so any split of a corpus gives
+    the same figures; the int8 ONNX model quantises activations per batch, so a triple's
+    probability can move by ~1e-3 with its batch mates.
+    """
+
+    name = "ava"
+
+    def __init__(self, model: Any = "default", *, threshold: float | None = None, device: str = "auto",
+                 n_jobs: int | None = None) -> None:
+        self.model = load_model(model, device=device, n_threads=n_jobs) if isinstance(model, str) else model
+        self.threshold = float(self.model.threshold if threshold is None else threshold)
+        self.n_jobs = n_jobs
+
+    def settings(self) -> dict[str, Any]:
+        judge = "linear" if isinstance(self.model, LinearAva) else "onnx"
+        model_settings = self.model.settings() if hasattr(self.model, "settings") else {"model": self.model.signature}
+        return {"judge": judge, **model_settings, "threshold": f"{self.threshold:.2f}"}
+
+    def probabilities(self, questions, references, candidates) -> np.ndarray:
+        """p(correct) per triple: the model's ``predict_proba`` after the batch is validated."""
+        questions = check_text_batch(questions, "questions")
+        candidates = check_text_batch(candidates, "candidates")
+        references = _check_references(references)
+        if isinstance(self.model, LinearAva):
+            return self.model.predict_proba(questions, references, candidates, n_jobs=self.n_jobs)
+        return self.model.predict_proba(questions, references, candidates)
+
+    def score(self, questions, references, candidates) -> ExampleScores:
+        probability = np.asarray(self.probabilities(questions, references, candidates), dtype=np.float64)
+        label = (probability >= self.threshold).astype(np.int64)
+        return ExampleScores(self.name, {"probability": probability, "label": label}, self.signature())
+
+    def statistics(self, questions, references, candidates) -> Statistics:
+        scores = self.score(questions, references, candidates)
+        return mean_statistics({"probability": scores["probability"], "correct": scores["label"]}, len(scores))
+
+    def aggregate(self, statistics: Statistics) -> CorpusScore:
+        return CorpusScore(self.name, mean_values(statistics), statistics.n, self.signature())

@@ -1,0 +1,45 @@
+"""The evaluation report of a model on labelled triples: point-wise figures and the system-wise
+table, as a JSON-ready dict and as text (what ``qascore ava eval`` and the demo print)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .data import Triples
+from .evaluate import pointwise, systemwise_accuracy
+
+
+def evaluate_triples(model, triples: Triples, threshold: float | None = None) -> dict:
+    """Point-wise metrics at the model's (or the given) threshold, and, when the triples come
+    from more than one system, the system-wise table.
+
+    ``model`` is any AVA model (``predict_proba``, ``threshold``, ``signature``); ``triples``
+    need labels. Kendall's tau of two systems with tied accuracies is NaN (``null`` in JSON).
+    """
+    if triples.labels is None:
+        raise ValueError("evaluation needs labelled triples")
+    probs = model.predict_proba(triples.questions, triples.references, triples.candidates)
+    th = model.threshold if threshold is None else threshold
+    point = pointwise(triples.labels, (probs >= th).astype(np.int64))
+    report = {"pointwise": point.as_dict(), "threshold": th, "signature": model.signature}
+    if triples.systems is not None and len(set(triples.systems)) > 1:
+        report["systemwise"] = systemwise_accuracy(probs, triples.labels, triples.systems, th,
+                                                   model_signature=model.signature).as_dict()
+    return report
+
+
+def format_report(report: dict) -> str:
+    """The report of :func:`evaluate_triples` as a few lines of text."""
+    p = report["pointwise"]
+    lines = [f"point-wise (threshold {report['threshold']:.2f}, n={p['n']}): precision {p['precision']:.4f}  "
+             f"recall {p['recall']:.4f}  F1 {p['f1']:.4f}  accuracy {p['accuracy']:.4f}"]
+    sw = report.get("systemwise")
+    if sw:
+        lines.append(f"{'system':<12}{'gold acc':>10}{'AVA acc':>10}{'error':>9}")
+        for s, g in sw["gold"].items():
+            e = sw["estimated"][s]
+            lines.append(f"{s:<12}{g:>10.4f}{e:>10.4f}{e - g:>+9.4f}")
+        a = sw["agreement"]
+        lines.append(f"RMSE {a['rmse']:.4f} ± {a['std']:.4f}   "
+                     f"Kendall tau-b {a['kendall_tau']:.3f} (p={a['kendall_p']:.3f})")
+    lines.append(report["signature"])
+    return "\n".join(lines)

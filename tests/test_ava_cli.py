@@ -1,0 +1,210 @@
+"""``qascore ava``: score (JSONL records or aligned files, stdin), eval (strict JSON), extras, old spellings."""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from qascore.ava import default_linear_model, load_jsonl_triples
+from qascore.cli import main as cli_main
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "src" / "qascore" / "demo_data" / "ava_demo.jsonl"
+
+
+def _strict_json(text: str):
+    """json.loads that refuses NaN / Infinity (Python's json accepts them by default)."""
+    def refuse(name):
+        raise ValueError(f"not strict JSON: {name}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def _lines(text: str) -> list:
+    return [_strict_json(line) for line in text.splitlines()]
+
+
+def _expected_scores(path=DEMO) -> list:
+    triples, _ = load_jsonl_triples(path)
+    p = default_linear_model().predict_proba(triples.questions, triples.references, triples.candidates)
+    return [round(float(x), 6) for x in p]
+
+
+@pytest.fixture()
+def aligned(tmp_path):
+    """The demo triples as aligned files: questions and candidates as plain lines, references as
+    JSONL (a reference may be a list); --format auto tells them apart by suffix."""
+    records = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()]
+    paths = {"q.txt": tmp_path / "q.txt", "r.txt": tmp_path / "r.jsonl", "p.txt": tmp_path / "p.txt"}
+    paths["q.txt"].write_text("".join(r["question"] + "\n" for r in records), encoding="utf-8")
+    paths["r.txt"].write_text("".join(json.dumps({"reference": r["reference"]}) + "\n" for r in records), encoding="utf-8")
+    paths["p.txt"].write_text("".join(r["candidate"] + "\n" for r in records), encoding="utf-8")
+    return records, paths
+
+
+def test_score_jsonl_records_to_a_file(tmp_path, capsys):
+    out = tmp_path / "scored.jsonl"
+    assert cli_main(["ava", "score", str(DEMO), "-o", str(out), "--model", "linear"]) == 0
+    lines = _lines(out.read_text())
+    assert [line["score"] for line in lines] == _expected_scores()
+    assert lines[0]["system"] == "sys_a" and "label" in lines[0]  # the input records are kept
+    assert "scored 8 triples; qascore:ava-linear|" in capsys.readouterr().err
+
+
+def test_score_shipped_model(tmp_path):
+    pytest.importorskip("onnxruntime")
+    out = tmp_path / "scored.jsonl"
+    assert cli_main(["ava", "score", str(DEMO), "-o", str(out), "--device", "cpu"]) == 0
+    lines = _lines(out.read_text())
+    assert len(lines) == 8 and all(0 <= line["score"] <= 1 for line in lines)
+
+
+def test_score_from_stdin():
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run([sys.executable, "-m", "qascore", "ava", "score", "-", "--model", "linear"],
+                          input=DEMO.read_bytes(), capture_output=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()
+    assert [line["score"] for line in _lines(done.stdout.decode())] == _expected_scores()
+
+
+def test_score_aligned_files(aligned, capsys):
+    records, paths = aligned
+    assert cli_main(["ava", "score", "-q", str(paths["q.txt"]), "-r", str(paths["r.txt"]), "-p", str(paths["p.txt"]),
+                     "--model", "linear"]) == 0
+    lines = _lines(capsys.readouterr().out)
+    assert [set(line) for line in lines] == [{"question", "reference", "candidate", "score"}] * len(records)
+    assert [line["candidate"] for line in lines] == [r["candidate"] for r in records]
+    assert [line["reference"] for line in lines] == [r["reference"] for r in records]
+    assert [line["score"] for line in lines] == _expected_scores()
+
+
+def test_score_aligned_jsonl_with_reference_lists_and_stdin(tmp_path, monkeypatch, capsys):
+    import io
+
+    (tmp_path / "q.jsonl").write_text('{"question": "who wrote hamlet"}\n{"question": "capital of france"}\n')
+    (tmp_path / "r.jsonl").write_text('{"answers": ["William Shakespeare", "Shakespeare"]}\n{"answers": "Paris"}\n')
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"prediction": "Shakespeare"}\n{"prediction": "Lyon"}\n')))
+    assert cli_main(["ava", "score", "-q", str(tmp_path / "q.jsonl"), "-r", str(tmp_path / "r.jsonl"), "-p", "-",
+                     "--format", "jsonl", "--ref-field", "answers", "--model", "linear"]) == 0
+    lines = _lines(capsys.readouterr().out)
+    p = default_linear_model().predict_proba(["who wrote hamlet", "capital of france"],
+                                             [["William Shakespeare", "Shakespeare"], "Paris"], ["Shakespeare", "Lyon"])
+    assert lines[0]["reference"] == ["William Shakespeare", "Shakespeare"]
+    assert [line["score"] for line in lines] == [round(float(x), 6) for x in p]
+
+
+def test_score_tsv_header_needs_a_flag(tmp_path, capsys):
+    for name, header, text in (("q.tsv", "id\tquestion", "1\twho wrote hamlet"), ("r.tsv", "id\treference", "1\tShakespeare"),
+                               ("p.tsv", "id\tprediction", "1\tShakespeare")):
+        (tmp_path / name).write_text(f"{header}\n{text}\n")
+    argv = ["ava", "score", "-q", str(tmp_path / "q.tsv"), "-r", str(tmp_path / "r.tsv"), "-p", str(tmp_path / "p.tsv"),
+            "--model", "linear"]
+    assert cli_main(argv) == 2
+    assert "q.tsv:1: the first line looks like a header" in capsys.readouterr().err
+    assert cli_main(argv + ["--tsv-header"]) == 0
+    [line] = _lines(capsys.readouterr().out)
+    assert line["question"] == "who wrote hamlet" and line["candidate"] == "Shakespeare"
+
+
+def test_score_usage_errors(aligned, tmp_path, capsys):
+    _, paths = aligned
+    (tmp_path / "short.txt").write_text("only one\n")
+    cases = [
+        (["-q", str(paths["q.txt"]), "-r", str(paths["r.txt"]), "-p", str(tmp_path / "short.txt")],
+         "q.txt has 8 examples but " + str(tmp_path / "short.txt") + " has 1"),
+        ([str(DEMO), "-q", str(paths["q.txt"])], "give either INPUT"),
+        (["-q", str(paths["q.txt"])], "give INPUT"),
+        (["-q", "-", "-r", "-", "-p", str(paths["p.txt"])], "only one of -q / -r / -p may be -"),
+    ]
+    for argv, message in cases:
+        assert cli_main(["ava", "score", *argv, "--model", "linear"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
+
+
+def test_score_json_document_and_old_threads_spelling(capsys):
+    assert cli_main(["ava", "score", str(DEMO), "--model", "linear", "--json", "--threads", "1"]) == 0
+    document = _strict_json(capsys.readouterr().out)
+    assert document["n"] == 8 and [r["score"] for r in document["examples"]] == _expected_scores()
+    assert document["signature"].startswith("qascore:ava-linear|")
+    assert cli_main(["ava", "score", str(DEMO), "--model", "linear", "--n-jobs", "2", "--progress"]) == 0
+    out, err = capsys.readouterr()
+    assert len(_lines(out)) == 8 and "qascore ava: scoring 8 triples" in err
+
+
+def test_threads_is_hidden_from_help(capsys):
+    with pytest.raises(SystemExit):
+        cli_main(["ava", "score", "--help"])
+    text = capsys.readouterr().out
+    assert "--n-jobs" in text and "--threads" not in text
+
+
+def test_eval_json_and_text(tmp_path, capsys):
+    assert cli_main(["ava", "eval", str(DEMO), "--json", "--model", "linear"]) == 0
+    report = _strict_json(capsys.readouterr().out)
+    assert report["pointwise"]["n"] == 8 and set(report["systemwise"]["gold"]) == {"sys_a", "sys_b"}
+    out = tmp_path / "report.txt"
+    assert cli_main(["ava", "eval", str(DEMO), "--model", "linear", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith("point-wise (threshold") and "qascore:ava-linear|" in text
+
+
+def test_eval_json_writes_nan_as_null(tmp_path, capsys):
+    # Two systems with the same gold accuracy: Kendall's tau between the rankings is undefined.
+    rows = [("sys_a", "Paris", 1), ("sys_a", "Lyon", 0), ("sys_b", "Paris", 1), ("sys_b", "Lyon", 0)]
+    path = tmp_path / "labelled.jsonl"
+    path.write_text("".join(json.dumps({"question": "capital of france", "reference": "Paris", "candidate": c,
+                                        "label": y, "system": s}) + "\n" for s, c, y in rows))
+    with pytest.warns(Warning):  # the constant-input warning of kendalltau
+        assert cli_main(["ava", "eval", str(path), "--json", "--model", "linear"]) == 0
+    out = capsys.readouterr().out
+    assert "NaN" not in out
+    report = _strict_json(out)
+    assert report["systemwise"]["agreement"]["kendall_tau"] is None and report["systemwise"]["agreement"]["kendall_p"] is None
+
+
+def _hide(monkeypatch, *modules):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in modules else real(name, *a))
+
+
+def test_missing_onnx_extra_before_any_work(monkeypatch, tmp_path, capsys):
+    _hide(monkeypatch, "onnxruntime")
+    missing = str(tmp_path / "does-not-exist.jsonl")  # not read: the extra is checked first
+    for argv in (["score", missing], ["eval", missing], ["score", missing, "--model", str(tmp_path)]):
+        assert cli_main(["ava", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err == 'qascore ava: error: onnxruntime is not installed; install it with: pip install "qascore[onnx]"\n'
+    assert cli_main(["ava", "score", str(DEMO), "--model", "linear"]) == 0  # the linear model needs no extra
+
+
+def test_missing_train_extra_before_any_work(monkeypatch, tmp_path, capsys):
+    _hide(monkeypatch, "torch", "sklearn")
+    args = ["--data", str(tmp_path / "missing.json"), "--out", str(tmp_path / "out")]
+    assert cli_main(["ava", "train", "--model", "a2", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("qascore ava: error: torch") and err.endswith('install it with: pip install "qascore[train]"\n')
+    assert cli_main(["ava", "train", "--model", "linear", *args]) == 2
+    assert 'sklearn is not installed; install it with: pip install "qascore[train]"' in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_input_is_a_clear_error(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "q"}\n')
+    assert cli_main(["ava", "score", str(bad), "--model", "linear"]) == 2
+    assert "bad.jsonl:1: missing field 'reference'" in capsys.readouterr().err
+
+
+def test_demo_part_runs():
+    pytest.importorskip("onnxruntime")
+    import io
+
+    from qascore.ava.demo import run_demo
+
+    out = io.StringIO()
+    run_demo(DEMO.parent, out)
+    text = out.getvalue()
+    assert text.startswith("AVA: p(candidate is correct") and "point-wise (threshold 0.54, n=8)" in text
