@@ -30,8 +30,11 @@ def test_metric_files_reproduced_exactly(shared_data, assignments, metrics):
 def test_cli_writes_the_metric_file_byte_for_byte(shared_data, tmp_path, assignments, metrics):
     base = shared_data / "nuggets" / "rag24"
     out = tmp_path / "m.jsonl"
-    assert main(["nuggets", "rag", "--assignments", str(base / assignments), "--output", str(out)]) == 0
+    assert main(["nuggets", "rag", "-p", str(base / assignments), "-o", str(out)]) == 0
     assert out.read_bytes() == (base / metrics).read_bytes()
+    old = tmp_path / "old.jsonl"  # the old spellings stay as hidden aliases
+    assert main(["nuggets", "rag", "--assignments", str(base / assignments), "--output", str(old)]) == 0
+    assert old.read_bytes() == out.read_bytes()
 
 
 def _topic(*nuggets):

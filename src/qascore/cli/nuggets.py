@@ -1,20 +1,31 @@
-"""``qascore nuggets score|assign|rag``: the command line of the nugget methods."""
+"""``qascore nuggets score|assign|rag``: the command line of the nugget methods.
+
+The answer key is the references (``-r``), the run file the predictions (``-p``); ``--key`` and
+``--runs`` (and ``--assessment``, ``--assignments``) stay as hidden aliases for one release.
+"""
 from __future__ import annotations
 
-import json
 import sys
 
-from ..nuggets.analysis import IdfTable
+from ..io import dumps, iter_lines, open_output, write_jsonl
+from ..nuggets.analysis import Analyzer, IdfTable
 from ..nuggets.formats import read_answer_key, read_judgements, read_rag_assignments, read_runs, write_judgements
 from ..nuggets.nuggeteer import Nuggeteer, assessment, nugget_diagnostics, score_assignment
-from ..nuggets.official import BETA_AFTER_2003, score_judged_runs
+from ..nuggets.official import BETA_AFTER_2003, RunScore, score_judged_runs
 from ..nuggets.pourpre import Pourpre
 from ..nuggets.rag import rag_scores
+from . import options
 
 
-def _add_model_options(p, runs_required: bool = True) -> None:
-    p.add_argument("--key", required=True, help="answer key (vital/okay with Qid headers, or a pyramid key)")
-    p.add_argument("--runs", required=runs_required, help="run file: '<qid> <run-tag> <docid> <answer string>'")
+def _add_inputs(p, runs_required: bool) -> None:
+    options.add_references(p, "answer key (vital/okay with Qid headers, or a pyramid key)", required=False)
+    options.add_hidden_alias(p, "--key", dest="references")
+    options.add_predictions(p, "run file: '<qid> <run-tag> <docid> <answer string>' (- for stdin)", required=False)
+    options.add_hidden_alias(p, "--runs", dest="predictions")
+    p.set_defaults(runs_required=runs_required)
+
+
+def _add_model_options(p) -> None:
     p.add_argument("--judgements", help="judgement file (.otherjudged layout): exact scoring and training data")
     p.add_argument("--descriptions-only", action="store_true", help="use judgements for exact scoring only")
     p.add_argument("--threshold", type=float, default=0.2, help="global acceptance threshold (default 0.2)")
@@ -24,93 +35,151 @@ def _add_model_options(p, runs_required: bool = True) -> None:
     p.add_argument("--weighting", choices=("idf", "count"), default="idf")
     p.add_argument("--idf-corpus", help="documents, one per line, for idf (default: the responses being scored)")
     p.add_argument("--df-table", help="precomputed df table: 'N <documents>' then '<term>\\t<df>' lines")
-    p.add_argument("--n-jobs", type=int, default=None)
+    p.add_argument("--beta", type=float, default=BETA_AFTER_2003, help="F beta (5 for TREC 2003, 3 after)")
+    options.add_n_jobs(p)
 
 
-def _model(args) -> Nuggeteer:
-    key = read_answer_key(args.key)
+def _check_inputs(args) -> None:
+    if not args.references:
+        raise ValueError("the answer key is required: -r/--references KEY")
+    if args.runs_required and not args.predictions:
+        raise ValueError("the run file is required: -p/--predictions RUNS")
+
+
+def _read_key(args):
+    key = read_answer_key(args.references)
+    if not key.questions:
+        raise ValueError(f"{args.references}: the answer key holds no question")
+    return key
+
+
+def _read_runs(args) -> list:
+    runs = list(read_runs(args.predictions).values())
+    if not runs:
+        raise ValueError(f"{args.predictions}: the run file holds no response")
+    return runs
+
+
+def _model(args, key) -> Nuggeteer:
     judged = read_judgements(args.judgements) if args.judgements else None
     idf = None
     if args.df_table:
         idf = IdfTable.from_df_file(args.df_table)
     elif args.idf_corpus:
-        from ..io import iter_lines
-        from ..nuggets.analysis import Analyzer
-
         analyzer = Analyzer(stem=args.stem, stopwords=args.remove_stopwords)
-        idf = IdfTable.from_documents((line for _, line in iter_lines(args.idf_corpus)), analyzer, source=f"corpus:{args.idf_corpus}")
-    return Nuggeteer(key, judgements=judged, learn_from_judgements=not args.descriptions_only, n=args.ngram, stem=args.stem,
-                     stopwords=args.remove_stopwords, weighting=args.weighting, idf=idf, threshold=args.threshold)
+        idf = IdfTable.from_documents((line for _, line in iter_lines(args.idf_corpus)), analyzer,
+                                      source=f"corpus:{args.idf_corpus}")
+    return Nuggeteer(key, judgements=judged, learn_from_judgements=not args.descriptions_only, n=args.ngram,
+                     stem=args.stem, stopwords=args.remove_stopwords, weighting=args.weighting, idf=idf,
+                     threshold=args.threshold)
 
 
 def _report_unknown(tag: str, unknown) -> None:
     if unknown:
-        print(f"qascore nuggets: run {tag} names questions not in the answer key: {', '.join(unknown)}", file=sys.stderr)
+        print(f"qascore nuggets: run {tag} names questions not in the answer key: {', '.join(unknown)}",
+              file=sys.stderr)
 
 
-def _print_scores(scores, out) -> None:
-    for s in scores:
-        _report_unknown(s.run_tag, s.unknown_questions)
-        for q in s.questions.values():
-            out.write(json.dumps({"run": s.run_tag, "qid": q.qid, "f": q.f, "recall": q.recall, "precision": q.precision,
-                                  "length": q.length, "vital": q.vital_matched, "okay": q.okay_matched}) + "\n")
-        row = {"run": s.run_tag, "qid": "all", "f": s.mean, "signature": s.signature}
-        if s.interval is not None:
-            row["ci95"] = list(s.interval)
-        out.write(json.dumps(row) + "\n")
+def _question_rows(score: RunScore):
+    for q in score.questions.values():
+        yield {"run": score.run_tag, "qid": q.qid, "f": q.f, "recall": q.recall, "precision": q.precision,
+               "length": q.length, "vital": q.vital_matched, "okay": q.okay_matched}
+
+
+def _run_row(score: RunScore) -> dict:
+    row: dict = {"run": score.run_tag, "qid": "all", "f": score.mean, "questions": len(score.questions)}
+    if score.interval is not None:
+        row["ci95"] = list(score.interval)
+    row["signature"] = score.signature
+    return row
+
+
+def _write_scores(scores: list[RunScore], args) -> None:
+    with open_output(args.output) as out:
+        if args.output_format == "jsonl":
+            for s in scores:
+                if args.per_example:
+                    write_jsonl(_question_rows(s), out)
+                write_jsonl([_run_row(s)], out)
+        elif args.output_format == "json":
+            runs = [{**_run_row(s), **({"per_question": list(_question_rows(s))} if args.per_example else {})}
+                    for s in scores]
+            out.write(dumps({"runs": runs}) + "\n")
+        else:
+            if args.per_example:
+                out.write(f"{'run':<16} {'qid':<12} {'F':>8} {'recall':>8} {'precision':>9}\n")
+                for s in scores:
+                    for q in s.questions.values():
+                        out.write(f"{s.run_tag:<16} {q.qid:<12} {q.f:>8.4f} {q.recall:>8.4f} {q.precision:>9.4f}\n")
+                out.write("\n")
+            out.write(f"{'run':<16} {'F':>8}  {'95% interval':<18} questions\n")
+            for s in scores:
+                ci = f"[{s.interval[0]:.4f}, {s.interval[1]:.4f}]" if s.interval is not None else "-"
+                out.write(f"{s.run_tag:<16} {s.mean:>8.4f}  {ci:<18} {len(s.questions)}\n")
+            for signature in dict.fromkeys(s.signature for s in scores):
+                out.write(f"signature: {signature}\n")
 
 
 def cmd_score(args) -> int:
-    beta = args.beta
     if args.method == "official":
         if not args.judgements:
             raise ValueError("--method official needs --judgements")
-        scores = list(score_judged_runs(read_answer_key(args.key), read_judgements(args.judgements), beta=beta).values())
-    elif not args.runs:
-        raise ValueError(f"--method {args.method} needs --runs")
+        args.runs_required = False
+    _check_inputs(args)
+    key = _read_key(args)
+    if args.method == "official":
+        scores = list(score_judged_runs(key, read_judgements(args.judgements), beta=args.beta).values())
     elif args.method == "pourpre":
-        pourpre = Pourpre(read_answer_key(args.key), weighting=args.weighting, stem=args.stem,
-                          stopwords=args.remove_stopwords, threshold=args.threshold)
-        scores = pourpre.score(list(read_runs(args.runs).values()), beta=beta, n_jobs=args.n_jobs)
+        pourpre = Pourpre(key, weighting=args.weighting, stem=args.stem, stopwords=args.remove_stopwords,
+                          threshold=args.threshold)
+        scores = pourpre.score(_read_runs(args), beta=args.beta, n_jobs=args.n_jobs)
     else:
-        model = _model(args)
-        scores = model.score(list(read_runs(args.runs).values()), beta=beta, n_jobs=args.n_jobs)
-    _print_scores(scores, sys.stdout)
+        scores = _model(args, key).score(_read_runs(args), beta=args.beta, n_jobs=args.n_jobs)
+    for s in scores:
+        _report_unknown(s.run_tag, s.unknown_questions)
+    _write_scores(scores, args)
     return 0
 
 
 def cmd_assign(args) -> int:
-    model = _model(args)
-    runs = list(read_runs(args.runs).values())
+    _check_inputs(args)
+    if not args.output:
+        raise ValueError("assign writes an assessment file: -o/--output FILE")
+    model = _model(args, _read_key(args))
+    runs = _read_runs(args)
     table = model.recall_table(runs, n_jobs=args.n_jobs)
     assignments = model.assign_from_table(table, runs)
     for a in assignments:
         _report_unknown(a.run.tag, a.unknown_questions)
     judged, comments = assessment(assignments)
-    write_judgements(judged, args.assessment, comments)
+    write_judgements(judged, args.output, comments)
     if args.diagnostics:
-        with open(args.diagnostics, "w", encoding="utf-8") as out:
-            for row in nugget_diagnostics(model, table):
-                out.write(json.dumps(row) + "\n")
-    for a in assignments:
-        print(json.dumps({"run": a.run.tag, "assigned": sum(len(v) for v in a.matched().values()),
-                          "score": score_assignment(model.key, a, args.beta).mean, "signature": a.signature}))
+        with open_output(args.diagnostics) as out:
+            write_jsonl(nugget_diagnostics(model, table), out)
+    summary = [{"run": a.run.tag, "assigned": sum(len(v) for v in a.matched().values()),
+                "score": score_assignment(model.key, a, args.beta).mean, "signature": a.signature}
+               for a in assignments]
+    write_jsonl(summary, sys.stdout)
     return 0
 
 
 def cmd_rag(args) -> int:
-    scores = rag_scores(read_rag_assignments(args.assignments))
-    text = "\n".join(scores.lines()) + "\n"
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(text)
-    else:
-        sys.stdout.write(text)
+    if not args.predictions:
+        raise ValueError("the assignments file is required: -p/--predictions ASSIGNMENTS.jsonl")
+    topics = read_rag_assignments(args.predictions)
+    if not topics:
+        raise ValueError(f"{args.predictions}: no topic to score")
+    scores = rag_scores(topics)
+    with open_output(args.output) as out:
+        if args.output_format == "json":
+            out.write(dumps({"topics": scores.per_topic, "mean": scores.mean, "signature": scores.signature}) + "\n")
+        else:  # the per-topic lines of the official script, byte for byte
+            out.write("\n".join(scores.lines()) + "\n")
     bad = scores.malformed_labels
     if bad["importance"] or bad["assignment"]:
-        print(f"qascore nuggets rag: {sum(bad['importance'].values())} nuggets with an importance other than vital/okay "
-              f"(counted in 'all' only) and {sum(bad['assignment'].values())} with an unknown assignment (support 0)",
-              file=sys.stderr)
+        print(f"qascore nuggets rag: {sum(bad['importance'].values())} nuggets with an importance other than "
+              f"vital/okay (counted in 'all' only) and {sum(bad['assignment'].values())} with an unknown "
+              "assignment (support 0)", file=sys.stderr)
     return 0
 
 
@@ -119,20 +188,25 @@ def register(subparsers) -> None:
     sub = parser.add_subparsers(dest="nuggets_command", required=True)
 
     p = sub.add_parser("score", help="per-question and mean nugget F of each run")
-    _add_model_options(p, runs_required=False)
+    _add_inputs(p, runs_required=True)
+    _add_model_options(p)
     p.add_argument("--method", choices=("nuggeteer", "pourpre", "official"), default="nuggeteer",
-                   help="official: from the judgements alone (no --runs needed)")
-    p.add_argument("--beta", type=float, default=BETA_AFTER_2003, help="F beta (5 for TREC 2003, 3 after)")
+                   help="official: from the judgements alone (no -p needed)")
+    options.add_output(p)
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("assign", help="assign nuggets to responses; write an assessment file")
+    _add_inputs(p, runs_required=True)
     _add_model_options(p)
-    p.add_argument("--assessment", required=True, help="output: Nuggeteer's guesses in the judgement layout")
-    p.add_argument("--diagnostics", help="output JSON lines: per nugget, assignments, best score and threshold")
-    p.add_argument("--beta", type=float, default=BETA_AFTER_2003)
+    p.add_argument("-o", "--output", metavar="FILE", help="the assessment file: Nuggeteer's guesses in the "
+                   "judgement layout (written to a temporary name, then renamed)")
+    options.add_hidden_alias(p, "--assessment", dest="output")
+    p.add_argument("--diagnostics", help="also write JSON lines: per nugget, assignments, best score and threshold")
     p.set_defaults(func=cmd_assign)
 
     p = sub.add_parser("rag", help="TREC 2024 RAG nugget scores from nugget assignments (JSONL)")
-    p.add_argument("--assignments", required=True, help="JSONL: qid, answer_text, nuggets [{text, importance, assignment}]")
-    p.add_argument("--output", help="write the per-topic JSON lines here (default stdout)")
+    options.add_predictions(p, "JSONL: qid, answer_text, nuggets [{text, importance, assignment}] (- for stdin)",
+                            required=False)
+    options.add_hidden_alias(p, "--assignments", dest="predictions")
+    options.add_output(p, per_example=False)
     p.set_defaults(func=cmd_rag)

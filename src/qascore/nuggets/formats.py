@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputFormatError
-from ..io import iter_jsonl, iter_lines, require_field
+from ..io import iter_jsonl, iter_lines, open_output, require_field
 
 IMPORTANCES = ("vital", "okay")
 
@@ -142,7 +142,7 @@ def read_answer_key(path) -> AnswerKey:
 
 
 def write_answer_key(key: AnswerKey, path) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
+    with open_output(path) as out:
         for q in key:
             if key.pyramid:
                 for n in q.nuggets:
@@ -203,7 +203,7 @@ def read_runs(path) -> dict[str, Run]:
 
 
 def write_run(run: Run, path) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
+    with open_output(path) as out:
         for qid, items in run.responses.items():
             for r in items:
                 out.write(f"{qid} {run.tag} NIL\n" if r.docid == "NIL" and not r.text else f"{qid} {run.tag} {r.docid} {r.text}\n")
@@ -268,7 +268,7 @@ def write_judgements(judged: Judgements, path, comments: dict | None = None) -> 
     """Write the two-part layout. ``comments[(tag, qid, item, nugget)]`` adds a ``#`` line before a
     nugget line (assessment files say there why the nugget was guessed)."""
     comments = comments or {}
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
+    with open_output(path) as out:
         for tag, run in judged.runs.items():
             for qid, items in run.responses.items():
                 for r in items:
@@ -327,7 +327,7 @@ def read_rag_assignments(path) -> list[RagTopic]:
 
 
 def write_rag_assignments(topics, path) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
+    with open_output(path) as out:
         for t in topics:
             record = {"qid": t.qid, "answer_text": t.answer_text,
                       "nuggets": [{"text": n.text, "importance": n.importance, "assignment": n.assignment} for n in t.nuggets]}

@@ -263,7 +263,8 @@ def score_assignment(key: AnswerKey, assignment: RunAssignment, beta: float) -> 
     if len(score.questions) >= 2:
         # Nuggeteer's 95% interval: mean over questions +- 1.96 standard errors (qascore.stats)
         mean = micro_average([q.f for q in score.questions.values()])
-        score.interval = (mean.low, mean.high)
+        # F lies in [0, 1]; the normal interval does not know it, so it is clipped to the range
+        score.interval = (min(max(mean.low, 0.0), 1.0), min(max(mean.high, 0.0), 1.0))
     score.unknown_questions = sorted(set(score.unknown_questions) | set(assignment.unknown_questions))
     return score
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .formats import AnswerKey, Judgements, Nugget, Question, RagTopic, Run
-from .nuggeteer import Nuggeteer
-from .pourpre import Containment, UnigramMatcher
-from .analysis import Analyzer
-from ..stats import rmse
-from .tuning import agreement, threshold_grid
+from qascore.nuggets.formats import AnswerKey, Judgements, Nugget, Question, RagTopic, Run
+from qascore.nuggets.nuggeteer import Nuggeteer
+from qascore.nuggets.pourpre import Containment, UnigramMatcher
+from qascore.nuggets.analysis import Analyzer
+from qascore.stats import rmse
+from tuning import agreement, threshold_grid
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 

@@ -1,8 +1,13 @@
 """Nuggeteer on real assignments (TREC 2024 RAG, two runs): the study table of docs/nuggets.md."""
+import sys
+from pathlib import Path
+
 import pytest
 
 from qascore.nuggets.formats import read_rag_assignments
-from qascore.nuggets.study import format_table, run_study, split_sentences
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "research" / "nuggets"))
+from study import format_table, run_study, split_sentences  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .formats import AnswerKey, Judgements, Run
-from .nuggeteer import Nuggeteer, score_assignment
-from .official import score_judged_runs
+from qascore.nuggets.formats import AnswerKey, Judgements, Run
+from qascore.nuggets.nuggeteer import Nuggeteer, score_assignment
+from qascore.nuggets.official import score_judged_runs
 
 CRITERIA = ("kendall", "rmse")
 
@@ -38,7 +38,7 @@ class Agreement:
 
 def agreement(predicted, official) -> Agreement:
     """RMSE, Kendall tau-b and gamma of predicted against official scores (qascore.stats)."""
-    from ..stats import goodman_kruskal_gamma, kendalltau, rmse
+    from qascore.stats import goodman_kruskal_gamma, kendalltau, rmse
 
     predicted = np.asarray(predicted, dtype=np.float64)
     official = np.asarray(official, dtype=np.float64)
