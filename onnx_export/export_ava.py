@@ -99,7 +99,10 @@ def parity_report(model, arch, tokenizer, onnx_fp32: Path, onnx_int8: Path, dev,
             report[f"{name}_dev_accuracy_at_0.5"] = float(np.mean((logits[name] >= 0) == (dev.labels == 1)))
     report["int8_vs_fp32_label_agreement_all_rows"] = float(np.mean((logits["int8"] >= 0) == (logits["fp32"] >= 0)))
     report["fp32_ok"] = report["fp32_vs_torch_max_abs_delta_logit"] <= FP32_TOLERANCE
-    report["int8_ok"] = min(report["int8_vs_torch_label_agreement"], report["int8_vs_fp32_label_agreement_all_rows"]) >= INT8_MIN_AGREEMENT
+    report["int8_ok"] = (
+        min(report["int8_vs_torch_label_agreement"], report["int8_vs_fp32_label_agreement_all_rows"])
+        >= INT8_MIN_AGREEMENT
+    )
     return report
 
 
@@ -110,8 +113,12 @@ def main(argv=None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--dev", help="EVOUNA file; its dev split (seed 20240) is the parity set")
     parser.add_argument("--fp32-rows", type=int, default=300, help="dev rows on which torch runs")
-    parser.add_argument("--dev-rows", type=int, default=None, help="evenly spaced dev rows for the int8 check (default: all)")
-    parser.add_argument("--reuse", action="store_true", help="keep model.fp32.onnx / model.onnx already in --out (parity only)")
+    parser.add_argument(
+        "--dev-rows", type=int, default=None, help="evenly spaced dev rows for the int8 check (default: all)"
+    )
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep model.fp32.onnx / model.onnx already in --out (parity only)"
+    )
     parser.add_argument("--fp16", action="store_true", help="also write model.fp16.onnx, for the CUDA provider")
     args = parser.parse_args(argv)
 
@@ -133,8 +140,15 @@ def main(argv=None) -> int:
     if args.fp16:
         to_float16(fused, out / "model.fp16.onnx")
     shutil.copy(Path(args.backbone) / "tokenizer.json", out / "tokenizer.json")
-    report = {"arch": arch, "checkpoint": str(args.checkpoint), "opset": 17, "fusions": fusions,
-              "int8_bytes": int8.stat().st_size, "train_config": saved.get("train_config"), "meta": saved.get("meta")}
+    report = {
+        "arch": arch,
+        "checkpoint": str(args.checkpoint),
+        "opset": 17,
+        "fusions": fusions,
+        "int8_bytes": int8.stat().st_size,
+        "train_config": saved.get("train_config"),
+        "meta": saved.get("meta"),
+    }
     if args.dev:
         from qascore.ava.data import load_evouna, split_by_question
 

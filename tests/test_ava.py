@@ -119,14 +119,14 @@ def test_pointwise_matches_sklearn(pairs):
 def _ref_ranking(scores, labels, groups):
     out = {"P@1": [], "MAP": [], "MRR": []}
     for g in dict.fromkeys(groups):
-        items = sorted([(s, l) for s, l, gg in zip(scores, labels, groups) if gg == g], key=lambda x: -x[0])
-        rel = [l for _, l in items]
+        items = sorted([(s, lab) for s, lab, gg in zip(scores, labels, groups) if gg == g], key=lambda x: -x[0])
+        rel = [lab for _, lab in items]
         if sum(rel) in (0, len(rel)):
             continue
         out["P@1"].append(rel[0])
         hits, precisions = 0, []
-        for k, l in enumerate(rel, 1):
-            if l:
+        for k, lab in enumerate(rel, 1):
+            if lab:
                 hits += 1
                 precisions.append(hits / k)
         out["MAP"].append(sum(precisions) / hits)

@@ -21,8 +21,8 @@ def reference_recall(questions, responses, n_max, informativeness, term_weight):
         nugget_grams = [set().union(*(ngrams(d, n_max) for d in descs)) if descs else set() for descs in descriptions]
         response_grams = ngrams(terms, n_max)
         row = []
-        for g, descs in enumerate(descriptions):
-            def weight(e):
+        for descs in descriptions:
+            def weight(e, nugget_grams=nugget_grams, group=group):
                 w = sum(term_weight(t) for t in e)
                 if informativeness == "none":
                     return w

@@ -98,17 +98,31 @@ def main(argv=None) -> int:
     ava_labels = (probs >= model.threshold).astype(int)
     rows = {}
     for name, scores in rankers(groups, questions, sentences, labels, probs).items():
-        rows[name] = {"gold": ranking_metrics(scores, labels, groups), "ava": ranking_metrics(scores, ava_labels, groups)}
-    report = {"file": args.as2_file, "candidates": len(labels), "ava_pointwise_accuracy": float(np.mean(ava_labels == labels)),
-              "signature": model.signature, "rankers": rows, "agreement": {}}
+        rows[name] = {
+            "gold": ranking_metrics(scores, labels, groups),
+            "ava": ranking_metrics(scores, ava_labels, groups),
+        }
+    report = {
+        "file": args.as2_file,
+        "candidates": len(labels),
+        "ava_pointwise_accuracy": float(np.mean(ava_labels == labels)),
+        "signature": model.signature,
+        "rankers": rows,
+        "agreement": {},
+    }
     for metric in ("P@1", "MAP", "MRR"):
         ag = agreement({n: r["ava"][metric] for n, r in rows.items()}, {n: r["gold"][metric] for n, r in rows.items()})
         report["agreement"][metric] = ag.as_dict()
     if args.json:
         print(dumps(report))
         return 0
-    print(f"{len(labels)} candidates; AVA point-wise accuracy {report['ava_pointwise_accuracy']:.4f}; {model.signature}")
-    print("| ranker | P@1 gold | P@1 AVA | MAP gold | MAP AVA | MRR gold | MRR AVA |\n| --- | --- | --- | --- | --- | --- | --- |")
+    print(
+        f"{len(labels)} candidates; AVA point-wise accuracy {report['ava_pointwise_accuracy']:.4f}; {model.signature}"
+    )
+    print(
+        "| ranker | P@1 gold | P@1 AVA | MAP gold | MAP AVA | MRR gold | MRR AVA |\n"
+        "| --- | --- | --- | --- | --- | --- | --- |"
+    )
     for name, r in rows.items():
         cells = " | ".join(f"{r['gold'][m]:.4f} | {r['ava'][m]:.4f}" for m in ("P@1", "MAP", "MRR"))
         print(f"| {name} | {cells} |")

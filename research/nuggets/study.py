@@ -59,7 +59,9 @@ def partial_labels(topics: list[RagTopic]) -> dict[str, set[str]]:
     return {t.qid: {str(i + 1) for i, n in enumerate(t.nuggets) if n.assignment == "partial_support"} for t in topics}
 
 
-def judgements_from_labels(key: AnswerKey, topics: list[RagTopic], run: Run, target: AnswerKey | None = None) -> Judgements:
+def judgements_from_labels(
+    key: AnswerKey, topics: list[RagTopic], run: Run, target: AnswerKey | None = None
+) -> Judgements:
     """Align each supported nugget to its best sentence (description-only recall). With ``target``,
     nugget ids are translated to the target key's by description text (nuggets it lacks dropped):
     the runs' nugget lists can differ slightly."""
@@ -114,7 +116,7 @@ class _Truth:
     supported: np.ndarray
 
     @classmethod
-    def of(cls, key: AnswerKey, topics: list[RagTopic]) -> "_Truth":
+    def of(cls, key: AnswerKey, topics: list[RagTopic]) -> _Truth:
         gold = labels(topics)
         question = [i for i, q in enumerate(key) for _ in q.nuggets]
         vital = [n.is_vital for q in key for n in q.nuggets]
@@ -160,7 +162,9 @@ def _matcher_assign(matcher: UnigramMatcher, run: Run):
     items = [r for rs in run.responses.values() for r in rs]
     _, recall, entry_nugget = matcher.response_scores([r.text for r in items], [r.qid for r in items])
     positions = _key_positions(matcher.index, matcher.key)
-    return lambda threshold: _carried_over_key(positions, entry_nugget, (recall > 0) & (recall >= threshold), len(positions))
+    return lambda threshold: _carried_over_key(
+        positions, entry_nugget, (recall > 0) & (recall >= threshold), len(positions)
+    )
 
 
 def _best_threshold(assign_at, truth: _Truth, grid) -> float:
@@ -170,8 +174,9 @@ def _best_threshold(assign_at, truth: _Truth, grid) -> float:
     return float(grid[int(np.argmin(errors))])
 
 
-def run_study(topics_a: list[RagTopic], topics_b: list[RagTopic], name_a: str = "A", name_b: str = "B",
-              **options) -> list[StudyRow]:
+def run_study(
+    topics_a: list[RagTopic], topics_b: list[RagTopic], name_a: str = "A", name_b: str = "B", **options
+) -> list[StudyRow]:
     """Every method in both directions (see the module docstring); ``options`` go to :class:`Nuggeteer`."""
     options.setdefault("n", 2)
     if [t.qid for t in topics_a] != [t.qid for t in topics_b]:
@@ -180,13 +185,21 @@ def run_study(topics_a: list[RagTopic], topics_b: list[RagTopic], name_a: str = 
     keys = {name: rag_answer_key(topics[name]) for name in topics}
     runs = {name: sentence_run(topics[name], name) for name in topics}
     truth = {name: _Truth.of(keys[name], topics[name]) for name in topics}
-    judged = {(tr, te): judgements_from_labels(keys[tr], topics[tr], runs[tr], keys[te])
-              for tr in topics for te in topics if tr != te}
+    judged = {
+        (tr, te): judgements_from_labels(keys[tr], topics[tr], runs[tr], keys[te])
+        for tr in topics
+        for te in topics
+        if tr != te
+    }
     grid = threshold_grid()
     methods = {
-        "nuggeteer (judgements)": lambda tr, te: _nuggeteer_assign(Nuggeteer(keys[te], judgements=judged[tr, te], **options), runs[te]),
+        "nuggeteer (judgements)": lambda tr, te: _nuggeteer_assign(
+            Nuggeteer(keys[te], judgements=judged[tr, te], **options), runs[te]
+        ),
         "nuggeteer (descriptions)": lambda tr, te: _nuggeteer_assign(Nuggeteer(keys[te], **options), runs[te]),
-        "pourpre (idf)": lambda tr, te: _matcher_assign(UnigramMatcher(keys[te], Analyzer(stem=True, stopwords=True), "idf"), runs[te]),
+        "pourpre (idf)": lambda tr, te: _matcher_assign(
+            UnigramMatcher(keys[te], Analyzer(stem=True, stopwords=True), "idf"), runs[te]
+        ),
     }
     rows = []
     for train, test in ((name_a, name_b), (name_b, name_a)):
@@ -201,9 +214,14 @@ def run_study(topics_a: list[RagTopic], topics_b: list[RagTopic], name_a: str = 
 
 
 def format_table(rows: list[StudyRow]) -> str:
-    lines = ["| method | train->test | threshold | P | R | F1 | RMSE vital | tau-b vital | gamma vital |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| method | train->test | threshold | P | R | F1 | RMSE vital | tau-b vital | gamma vital |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         t = "-" if r.threshold is None else f"{r.threshold:.2f}"
-        lines.append(f"| {r.method} | {r.direction} | {t} | {r.precision:.3f} | {r.recall:.3f} | {r.f1:.3f} | {r.rmse:.3f} | {r.tau_b:.3f} | {r.gamma:.3f} |")
+        lines.append(
+            f"| {r.method} | {r.direction} | {t} | {r.precision:.3f} | {r.recall:.3f} | {r.f1:.3f} "
+            f"| {r.rmse:.3f} | {r.tau_b:.3f} | {r.gamma:.3f} |"
+        )
     return "\n".join(lines)

@@ -36,9 +36,18 @@ class Triples:
     def __len__(self) -> int:
         return len(self.questions)
 
-    def subset(self, index) -> "Triples":
+    def require_labels(self) -> np.ndarray:
+        """The human labels, or a clear error where the source had none."""
+        if self.labels is None:
+            raise ValueError("these triples carry no human labels (a 'label' field per row is needed)")
+        return self.labels
+
+    def subset(self, index) -> Triples:
         index = np.asarray(index, dtype=np.int64)
-        pick = lambda xs: None if xs is None else [xs[i] for i in index]  # noqa: E731
+
+        def pick(xs):
+            return None if xs is None else [xs[i] for i in index]
+
         return Triples(
             pick(self.questions), pick(self.references), pick(self.candidates),
             None if self.labels is None else self.labels[index], pick(self.systems), pick(self.question_ids),
@@ -71,7 +80,9 @@ def load_evouna(path, *, include_improper: bool = False) -> Triples:
                 dropped["unjudged"] += 1
                 continue
             if not isinstance(judge, bool) or not isinstance(answer, str):
-                raise InputFormatError(path, None, f"{where}: judge_{system} must be true/false/null and answer_{system} a string")
+                raise InputFormatError(
+                    path, None, f"{where}: judge_{system} must be true/false/null and answer_{system} a string"
+                )
             q.append(rec["question"])
             refs.append([rec["golden_answer"]])
             cands.append(answer)
@@ -178,10 +189,14 @@ def _read_wikiqa_tsv(path) -> list[As2Question]:
         cols = line.split("\t")
         if lineno == 1:
             if tuple(cols) != WIKIQA_COLUMNS:
-                raise InputFormatError(path, 1, f"expected the WikiQA header row {' '.join(WIKIQA_COLUMNS)} (tab-separated)")
+                raise InputFormatError(
+                    path, 1, f"expected the WikiQA header row {' '.join(WIKIQA_COLUMNS)} (tab-separated)"
+                )
             continue
         if len(cols) != len(WIKIQA_COLUMNS):
-            raise InputFormatError(path, lineno, f"expected {len(WIKIQA_COLUMNS)} tab-separated columns, got {len(cols)}")
+            raise InputFormatError(
+                path, lineno, f"expected {len(WIKIQA_COLUMNS)} tab-separated columns, got {len(cols)}"
+            )
         qid, question, sentence, label = cols[0], cols[1], cols[5], cols[6]
         if label not in ("0", "1"):
             raise InputFormatError(path, lineno, f"Label must be 0 or 1, got {label!r}")
@@ -230,11 +245,15 @@ def load_as2_as_ava(path, *, seed: int = 13, max_candidates: int | None = None) 
 def concat_triples(parts: list) -> Triples:
     """Rows of several Triples one after another (question ids made distinct per part)."""
     out = Triples([], [], [], np.zeros(0, dtype=np.int64), [], [])
+    systems: list = []
+    question_ids: list = []
+    labels = [out.require_labels()]
     for k, part in enumerate(parts):
         out.questions += part.questions
         out.references += part.references
         out.candidates += part.candidates
-        out.labels = np.concatenate([out.labels, part.labels])
-        out.systems += part.systems or ["all"] * len(part)
-        out.question_ids += [(k, qid) for qid in (part.question_ids or range(len(part)))]
+        labels.append(part.require_labels())
+        systems += part.systems or ["all"] * len(part)
+        question_ids += [(k, qid) for qid in (part.question_ids or range(len(part)))]
+    out.labels, out.systems, out.question_ids = np.concatenate(labels), systems, question_ids
     return out

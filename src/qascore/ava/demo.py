@@ -14,6 +14,6 @@ def run_demo(data_dir, out) -> None:
     probs = model.predict_proba(triples.questions, triples.references, triples.candidates)
     linear = default_linear_model().predict_proba(triples.questions, triples.references, triples.candidates)
     print(f"  {'AVA':>5} {'linear':>6} {'human':>5}  question | candidate", file=out)
-    for q, t, p, lp, y in zip(triples.questions, triples.candidates, probs, linear, triples.labels):
+    for q, t, p, lp, y in zip(triples.questions, triples.candidates, probs, linear, triples.require_labels()):
         print(f"  {p:5.2f} {lp:6.2f} {y:5d}  {q} | {t}", file=out)
     print(format_report(evaluate_triples(model, triples)), file=out)

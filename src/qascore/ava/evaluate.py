@@ -128,10 +128,14 @@ class SystemwiseReport:
                     threshold=self.threshold, signature=self.signature)
 
 
-def systemwise_accuracy(probabilities, labels, systems, threshold: float, *, model_signature: str = "") -> SystemwiseReport:
+def systemwise_accuracy(
+    probabilities, labels, systems, threshold: float, *, model_signature: str = ""
+) -> SystemwiseReport:
     gold = system_accuracies(labels, systems)
     estimated = system_accuracies(np.asarray(probabilities) >= threshold, systems)
-    sig = make_signature("ava-systemwise", measure="accuracy", threshold=f"{threshold:.2f}", model=model_signature or "-")
+    sig = make_signature(
+        "ava-systemwise", measure="accuracy", threshold=f"{threshold:.2f}", model=model_signature or "-"
+    )
     return SystemwiseReport(gold, estimated, agreement(estimated, gold), threshold, sig)
 
 

@@ -67,7 +67,9 @@ class LinearAva:
         return mean_by_owner(self.proba_of_features(feats), owner, n)
 
     def predict(self, questions, references, candidates, short_answers=None, *, n_jobs=None) -> np.ndarray:
-        return (self.predict_proba(questions, references, candidates, short_answers, n_jobs=n_jobs) >= self.threshold).astype(np.int64)
+        return (
+            self.predict_proba(questions, references, candidates, short_answers, n_jobs=n_jobs) >= self.threshold
+        ).astype(np.int64)
 
     def save(self, path) -> None:
         """Write the model as JSON (atomically: a temporary file renamed into place)."""
@@ -100,5 +102,10 @@ def train_linear(features: np.ndarray, labels: np.ndarray, *, seed: int = 13, re
     calibrated = model.calibrated_classifiers_[0]
     svm, sigmoid = calibrated.estimator, calibrated.calibrators[0]
     # scikit-learn's sigmoid calibrator: p(class 1) = 1 / (1 + exp(a f + b)), f = svm.decision_function
-    return LinearAva(weights=svm.coef_[0].tolist(), bias=float(svm.intercept_[0]),
-                     platt_a=float(sigmoid.a_), platt_b=float(sigmoid.b_), recipe=recipe or {})
+    return LinearAva(
+        weights=svm.coef_[0].tolist(),
+        bias=float(svm.intercept_[0]),
+        platt_a=float(sigmoid.a_),
+        platt_b=float(sigmoid.b_),
+        recipe=recipe or {},
+    )

@@ -46,8 +46,10 @@ class Stacker:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Stacker":
-        return cls(list(d["weights"]), float(d["bias"]), tuple(d.get("inputs", STACK_INPUTS)), dict(d.get("recipe", {})))
+    def from_dict(cls, d: dict) -> Stacker:
+        return cls(
+            list(d["weights"]), float(d["bias"]), tuple(d.get("inputs", STACK_INPUTS)), dict(d.get("recipe", {}))
+        )
 
 
 def fit_stacker(logits, features, labels, *, recipe: dict | None = None) -> Stacker:
@@ -62,8 +64,16 @@ def fit_stacker(logits, features, labels, *, recipe: dict | None = None) -> Stac
         # scikit-learn 1.8+ announces two changes for 1.10 that do not touch this fit: l1_ratios'
         # default (irrelevant to the L2 penalty) and C_ becoming a float (read either way below)
         warnings.filterwarnings("ignore", message="The default value for l1_ratios", category=FutureWarning)
-        warnings.filterwarnings("ignore", message="The fitted attributes of LogisticRegressionCV", category=FutureWarning)
+        warnings.filterwarnings(
+            "ignore", message="The fitted attributes of LogisticRegressionCV", category=FutureWarning
+        )
         model = LogisticRegressionCV(Cs=list(C_GRID), cv=5, scoring="neg_log_loss").fit(x, y)
     chosen_c = float(np.ravel(model.C_)[0])
-    info = {"fit": "LogisticRegressionCV(Cs=logspace(-2, 2, 9), cv=5, scoring=neg_log_loss)", "C": chosen_c, "rows": int(len(y))}
-    return Stacker([float(w) for w in model.coef_[0]], float(model.intercept_[0]), STACK_INPUTS, {**(recipe or {}), **info})
+    info = {
+        "fit": "LogisticRegressionCV(Cs=logspace(-2, 2, 9), cv=5, scoring=neg_log_loss)",
+        "C": chosen_c,
+        "rows": int(len(y)),
+    }
+    return Stacker(
+        [float(w) for w in model.coef_[0]], float(model.intercept_[0]), STACK_INPUTS, {**(recipe or {}), **info}
+    )

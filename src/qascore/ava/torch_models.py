@@ -60,7 +60,11 @@ class AvaNet(nn.Module):
         self.encoders = nn.ModuleList(encoders)  # one per slot (a0) or one shared (a1, a2)
         config = encoders[0].config
         hidden = config.hidden_size
-        self.peer = PeerAttention(hidden, config.num_attention_heads, config.intermediate_size, dropout) if arch == "a2" else None
+        self.peer = (
+            PeerAttention(hidden, config.num_attention_heads, config.intermediate_size, dropout)
+            if arch == "a2"
+            else None
+        )
         self.dropout = nn.Dropout(dropout)
         self.head = nn.Linear(hidden * self.n_slots, 1)
 
@@ -72,14 +76,19 @@ class AvaNet(nn.Module):
             # one encoder call over all slots stacked on the batch axis: the exported graph then
             # holds the shared weights once (two calls would duplicate every folded weight)
             width = max(g[0].shape[1] for g in groups)
-            stacked = [torch.cat([nn.functional.pad(g[j], (0, width - g[j].shape[1])) for g in groups])
-                       for j in range(3)]
-            hidden = self.encoders[0](input_ids=stacked[0], attention_mask=stacked[1], token_type_ids=stacked[2]).last_hidden_state
+            stacked = [
+                torch.cat([nn.functional.pad(g[j], (0, width - g[j].shape[1])) for g in groups]) for j in range(3)
+            ]
+            hidden = self.encoders[0](
+                input_ids=stacked[0], attention_mask=stacked[1], token_type_ids=stacked[2]
+            ).last_hidden_state
             states = list(hidden.chunk(self.n_slots, dim=0))
             masks = list(stacked[1].chunk(self.n_slots, dim=0))
         else:
-            states = [enc(input_ids=g[0], attention_mask=g[1], token_type_ids=g[2]).last_hidden_state
-                      for enc, g in zip(self.encoders, groups)]
+            states = [
+                enc(input_ids=g[0], attention_mask=g[1], token_type_ids=g[2]).last_hidden_state
+                for enc, g in zip(self.encoders, groups)
+            ]
         if self.peer is not None:
             states = [self.peer(states[0], states[1], masks[1]), self.peer(states[1], states[0], masks[0])]
         pooled = torch.cat([masked_mean(s, m) for s, m in zip(states, masks)], dim=-1)

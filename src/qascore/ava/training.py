@@ -67,12 +67,16 @@ def slot_lengths(slots: list) -> np.ndarray:
 def _seed_everything(seed: int) -> None:
     import torch
 
-    random.seed(seed); np.random.seed(seed); torch.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
     if torch.cuda.is_available():
         torch.cuda.manual_seed_all(seed)
 
 
-def predict_logits_torch(model, slots: list, pad_id: int, device, *, batch_size: int = 128, autocast: bool = False) -> np.ndarray:
+def predict_logits_torch(
+    model, slots: list, pad_id: int, device, *, batch_size: int = 128, autocast: bool = False
+) -> np.ndarray:
     """Logits of an AvaNet over encoded slots, length-bucketed, in row order."""
     import torch
 
@@ -82,13 +86,18 @@ def predict_logits_torch(model, slots: list, pad_id: int, device, *, batch_size:
 
     def run_batch(index):
         tensors = [torch.from_numpy(a).to(device) for a in batch_tensors(slots, index, pad_id)]
-        with torch.no_grad(), torch.autocast(device_type=str(device).split(":")[0], dtype=torch.bfloat16, enabled=autocast):
+        with (
+            torch.no_grad(),
+            torch.autocast(device_type=str(device).split(":")[0], dtype=torch.bfloat16, enabled=autocast),
+        ):
             return model(*tensors).float().cpu().numpy()
 
     return run_bucketed(slot_lengths(slots), run_batch, batch_size=batch_size)
 
 
-def train_transformer(train: Triples, dev: Triples | None, backbone_dir, config: TrainConfig, *, device: str = "auto", log=print):
+def train_transformer(
+    train: Triples, dev: Triples | None, backbone_dir, config: TrainConfig, *, device: str = "auto", log=print
+):
     """Fine-tune an AvaNet; returns (model, history). bf16 autocast on CUDA."""
     import torch
 
@@ -99,7 +108,7 @@ def train_transformer(train: Triples, dev: Triples | None, backbone_dir, config:
     torch_device = torch.device(dev_name)
     tokenizer = TextTokenizer(Path(backbone_dir) / "tokenizer.json", max_length=config.max_length)
     q, r, t, owner = expand_references(train)
-    labels = train.labels[owner].astype(np.float32)
+    labels = train.require_labels()[owner].astype(np.float32)
     slots = encode_slots(tokenizer, config.arch, q, r, t, truncation="allow")
     n_cut = int(np.sum([enc.truncated.sum() for enc in slots]))
     log(f"[{config.arch}] {len(q)} training rows, {n_cut} pair encodings cut at {config.max_length} tokens")
@@ -141,8 +150,10 @@ def train_transformer(train: Triples, dev: Triples | None, backbone_dir, config:
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step(); schedule.step()
-            seen += len(index); loss_sum += float(loss.detach()) * len(index)
+            optimizer.step()
+            schedule.step()
+            seen += len(index)
+            loss_sum += float(loss.detach()) * len(index)
         entry = {"epoch": epoch + 1, "train_loss": loss_sum / seen, "examples_per_s": seen / (time.time() - start)}
         if dev is not None:
             probs = predict_probabilities(model, tokenizer, config.arch, dev, torch_device, autocast=autocast)
@@ -185,8 +196,13 @@ def save_checkpoint(model, config: TrainConfig, path, *, meta: dict, half: bool 
             continue
         state[name] = tensor.detach().cpu().half() if half and tensor.is_floating_point() else tensor.detach().cpu()
     torch.save(
-        {"arch": config.arch, "backbone_config": model.encoders[0].config.to_dict(), "state": state,
-         "train_config": asdict(config), "meta": meta},
+        {
+            "arch": config.arch,
+            "backbone_config": model.encoders[0].config.to_dict(),
+            "state": state,
+            "train_config": asdict(config),
+            "meta": meta,
+        },
         path,
     )
 

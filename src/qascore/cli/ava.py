@@ -134,7 +134,7 @@ def run_train(args) -> int:
             return compute_features(t.questions, [r[0] for r in t.references], t.candidates,
                                     [split_gold_alternatives(r[0]) for r in t.references])
 
-        model = train_linear(features(train), train.labels, seed=args.seed, recipe=recipe)
+        model = train_linear(features(train), train.require_labels(), seed=args.seed, recipe=recipe)
         dev_acc = float(np.mean((model.proba_of_features(features(dev)) >= 0.5) == (dev.labels == 1)))
         model.recipe["dev_accuracy_at_0.5"] = dev_acc
         model.save(out / "linear.json")
@@ -174,7 +174,7 @@ def run_calibrate(args) -> int:
     recipe = {"command": "qascore " + " ".join(sys.argv[1:]), "data": Path(args.data).name,
               "calibration": f"train split (seed {args.split_seed}) re-split by question, seed {CALIBRATION_SEED}, "
                              f"{CALIBRATION_FRACTION:.0%}"}
-    stacker = fit_stacker(logits, features, cal.labels[owner], recipe=recipe)
+    stacker = fit_stacker(logits, features, cal.require_labels()[owner], recipe=recipe)
     threshold = tune_threshold(mean_by_owner(stacker.proba(logits, features), owner, len(cal)), cal.labels, cal.systems)
     meta_path = directory / "model.json"
     meta = read_json(meta_path)

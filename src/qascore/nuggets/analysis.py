@@ -12,7 +12,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -102,11 +102,11 @@ class IdfTable:
         return np.log((n_documents + 1) / (np.asarray(df, dtype=np.float64) + 0.5))
 
     @classmethod
-    def from_documents(cls, documents: Iterable[str], analyzer: Analyzer, source: str = "corpus") -> "IdfTable":
+    def from_documents(cls, documents: Iterable[str], analyzer: Analyzer, source: str = "corpus") -> IdfTable:
         return cls.from_term_lists((analyzer.terms(doc) for doc in documents), source)
 
     @classmethod
-    def from_term_lists(cls, term_lists: Iterable[list[str]], source: str) -> "IdfTable":
+    def from_term_lists(cls, term_lists: Iterable[Sequence[str]], source: str) -> IdfTable:
         df: Counter = Counter()
         n = 0
         for terms in term_lists:
@@ -115,7 +115,7 @@ class IdfTable:
         return cls(dict(df), max(n, 1), source)
 
     @classmethod
-    def from_df_file(cls, path) -> "IdfTable":
+    def from_df_file(cls, path) -> IdfTable:
         """A df table: first line ``N <documents>``, then ``<term>\\t<df>`` per line."""
         from ..errors import InputFormatError
         from ..io import iter_lines

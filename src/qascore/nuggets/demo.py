@@ -18,10 +18,15 @@ def run_demo(data_dir, out) -> None:
         print(f"  {tag}: {score.mean:.4f}", file=out)
     model = Nuggeteer(key, judgements=judged, threshold=0.2)
     for score in model.score(runs, beta=BETA_AFTER_2003):
-        low_high = "" if score.interval is None else f"  95% interval [{score.interval[0]:.4f}, {score.interval[1]:.4f}]"
+        low_high = (
+            "" if score.interval is None else f"  95% interval [{score.interval[0]:.4f}, {score.interval[1]:.4f}]"
+        )
         print(f"nuggets: Nuggeteer F of unjudged run {score.run_tag}: {score.mean:.4f}{low_high}", file=out)
         if score.unknown_questions:
-            print(f"  questions not in the answer key (reported, not scored): {', '.join(score.unknown_questions)}", file=out)
+            print(
+                f"  questions not in the answer key (reported, not scored): {', '.join(score.unknown_questions)}",
+                file=out,
+            )
         print(f"  {score.signature}", file=out)
     for score in Pourpre(key).score(runs, beta=BETA_AFTER_2003):
         print(f"nuggets: Pourpre F of run {score.run_tag}: {score.mean:.4f}", file=out)

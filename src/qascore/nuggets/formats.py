@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..errors import InputFormatError
 from ..io import iter_jsonl, iter_lines, open_output, require_field
@@ -130,7 +129,9 @@ def read_answer_key(path) -> AnswerKey:
         elif kind != line_kind:
             raise InputFormatError(path, lineno, f"{line_kind} line in a {kind} file")
         if (qid, nid) in seen:
-            raise InputFormatError(path, lineno, f"duplicate nugget {nid} of question {qid} (first on line {seen[qid, nid]})")
+            raise InputFormatError(
+                path, lineno, f"duplicate nugget {nid} of question {qid} (first on line {seen[qid, nid]})"
+            )
         seen[qid, nid] = lineno
         if kind == "key":
             if current is None or current.qid != qid:
@@ -187,7 +188,9 @@ def _parse_run_line(line: str, path, lineno: int) -> tuple[str, str, str, str]:
     if len(cols) == 3 and cols[2] == "NIL":
         return cols[0], cols[1], "NIL", ""
     if len(cols) < 4:
-        raise InputFormatError(path, lineno, "expected '<qid> <run-tag> <docid> <answer string>' (or '<qid> <run-tag> NIL')")
+        raise InputFormatError(
+            path, lineno, "expected '<qid> <run-tag> <docid> <answer string>' (or '<qid> <run-tag> NIL')"
+        )
     return cols[0], cols[1], cols[2], cols[3].strip()
 
 
@@ -206,7 +209,11 @@ def write_run(run: Run, path) -> None:
     with open_output(path) as out:
         for qid, items in run.responses.items():
             for r in items:
-                out.write(f"{qid} {run.tag} NIL\n" if r.docid == "NIL" and not r.text else f"{qid} {run.tag} {r.docid} {r.text}\n")
+                out.write(
+                    f"{qid} {run.tag} NIL\n"
+                    if r.docid == "NIL" and not r.text
+                    else f"{qid} {run.tag} {r.docid} {r.text}\n"
+                )
 
 
 @dataclass
@@ -237,7 +244,9 @@ def read_judgements(path) -> Judgements:
             continue
         cols = line.split(None, 4)
         if len(cols) < 4:
-            raise InputFormatError(path, lineno, "expected '<qid> <tag> <item#> <docid> <string>' or '<qid> <tag> <item#> <nugget#>'")
+            raise InputFormatError(
+                path, lineno, "expected '<qid> <tag> <item#> <docid> <string>' or '<qid> <tag> <item#> <nugget#>'"
+            )
         qid, tag, item_text = cols[0], cols[1], cols[2]
         try:
             item = int(item_text)
@@ -247,7 +256,9 @@ def read_judgements(path) -> Judgements:
         items = seen_items.setdefault(block, {})
         if len(cols) == 4 and cols[3].isdigit():
             if item not in items:
-                raise InputFormatError(path, lineno, f"nugget line names item {item}, which question {qid} of run {tag} does not list")
+                raise InputFormatError(
+                    path, lineno, f"nugget line names item {item}, which question {qid} of run {tag} does not list"
+                )
             nuggets = judged.assigned.setdefault(block, {}).setdefault(item, [])
             if cols[3] in nuggets:
                 raise InputFormatError(path, lineno, f"nugget {cols[3]} assigned twice to item {item}")
@@ -315,7 +326,9 @@ def read_rag_assignments(path) -> list[RagTopic]:
             if not isinstance(n, dict):
                 raise InputFormatError(path, lineno, f"nuggets[{i}] must be an object")
             try:
-                nuggets.append(RagNugget(*(require_field(n, k, str, path, lineno) for k in ("text", "importance", "assignment"))))
+                nuggets.append(
+                    RagNugget(*(require_field(n, k, str, path, lineno) for k in ("text", "importance", "assignment")))
+                )
             except InputFormatError as exc:
                 raise InputFormatError(path, lineno, f"nuggets[{i}]: {exc.reason}") from None
         answer = record.get("answer_text", "")
@@ -329,8 +342,13 @@ def read_rag_assignments(path) -> list[RagTopic]:
 def write_rag_assignments(topics, path) -> None:
     with open_output(path) as out:
         for t in topics:
-            record = {"qid": t.qid, "answer_text": t.answer_text,
-                      "nuggets": [{"text": n.text, "importance": n.importance, "assignment": n.assignment} for n in t.nuggets]}
+            record = {
+                "qid": t.qid,
+                "answer_text": t.answer_text,
+                "nuggets": [
+                    {"text": n.text, "importance": n.importance, "assignment": n.assignment} for n in t.nuggets
+                ],
+            }
             if t.run_id is not None:
                 record["run_id"] = t.run_id
             out.write(json.dumps(record, ensure_ascii=False) + "\n")

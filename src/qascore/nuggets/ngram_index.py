@@ -16,11 +16,11 @@ Definitions (Nuggeteer, Marton 2006, section 2):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from .._kernels import nugget_recall as _kernel
+from .._kernels.nugget_recall import build_tables, document_frequency, ngram_recall, sequence_hashes as _sequence_hashes
 from .._parallel import resolve_n_jobs
 from .analysis import Analyzer, IdfTable
 
@@ -63,7 +63,9 @@ def distinct(values: np.ndarray) -> np.ndarray:
 
 def sequence_hashes(ids: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """A uint64 hash per row of its id sequence: equal rows hash equal (a prefilter before comparing)."""
-    return _kernel.sequence_hashes(np.ascontiguousarray(ids, dtype=np.int32), np.ascontiguousarray(offsets, dtype=np.int64))
+    return _sequence_hashes(
+        np.ascontiguousarray(ids, dtype=np.int32), np.ascontiguousarray(offsets, dtype=np.int64)
+    )
 
 
 def ngram_keys(ids: np.ndarray, offsets: np.ndarray, n_max: int) -> tuple[np.ndarray, np.ndarray]:
@@ -105,7 +107,9 @@ class NgramIndex:
         n_nuggets = 0
         for q in self.questions:
             if len(q.nugget_ids) != len(q.descriptions):
-                raise ValueError(f"question {q.qid}: {len(q.nugget_ids)} nuggets but {len(q.descriptions)} description lists")
+                raise ValueError(
+                    f"question {q.qid}: {len(q.nugget_ids)} nuggets but {len(q.descriptions)} description lists"
+                )
             if len(set(q.nugget_ids)) != len(q.nugget_ids):
                 raise ValueError(f"question {q.qid}: duplicate nugget ids")
             for descs in q.descriptions:
@@ -119,7 +123,7 @@ class NgramIndex:
         d_ids, d_off = _pack(desc_terms, self.vocab, grow=True)
         if len(self.vocab) > ID_MASK:
             raise ValueError(f"descriptions hold {len(self.vocab)} distinct terms; the kernel packs at most {ID_MASK}")
-        self.terms = [None] + list(self.vocab)  # id -> term
+        self.terms: list[str] = ["", *self.vocab]  # id -> term (id 0 is no term)
         self.desc_nugget = np.asarray(desc_nugget, dtype=np.int32)
         self.q_desc_start = np.asarray(q_desc_start, dtype=np.int32)
         self.q_nugget_start = np.asarray(q_nugget_start, dtype=np.int32)
@@ -137,7 +141,9 @@ class NgramIndex:
         # features = distinct (question, n-gram)
         by_pair = np.lexsort((entry_key, entry_q))
         new_pair = np.ones(len(by_pair), dtype=bool)
-        new_pair[1:] = (entry_q[by_pair][1:] != entry_q[by_pair][:-1]) | (entry_key[by_pair][1:] != entry_key[by_pair][:-1])
+        new_pair[1:] = (entry_q[by_pair][1:] != entry_q[by_pair][:-1]) | (
+            entry_key[by_pair][1:] != entry_key[by_pair][:-1]
+        )
         entry_feat = np.empty(len(by_pair), dtype=np.int64)
         entry_feat[by_pair] = np.cumsum(new_pair) - 1
         self.feat_key = np.ascontiguousarray(entry_key[by_pair][new_pair])
@@ -159,15 +165,18 @@ class NgramIndex:
         self.entry_info = np.ascontiguousarray(entry_info[by_feat])
         self.feat_ptr = np.zeros(len(self.feat_key) + 1, dtype=np.int64)
         np.cumsum(np.bincount(self.entry_feat, minlength=len(self.feat_key)), out=self.feat_ptr[1:])
-        self.tab_keys, self.tab_feat, self.q_tab_start, self.q_tab_mask = _kernel.build_tables(
-            self.feat_key, feat_q, len(self.questions))
+        self.tab_keys, self.tab_feat, self.q_tab_start, self.q_tab_mask = build_tables(
+            self.feat_key, feat_q, len(self.questions)
+        )
         self.n_descriptions = len(desc_terms)
 
     # ---------------------------------------------------------------- weights and scoring
 
     def feature_terms(self, feature: int) -> list[str]:
         key = int(self.feat_key[feature])
-        return [self.terms[(key >> (ID_BITS * k)) & ID_MASK] for k in range(self.n_max) if (key >> (ID_BITS * k)) & ID_MASK]
+        return [
+            self.terms[(key >> (ID_BITS * k)) & ID_MASK] for k in range(self.n_max) if (key >> (ID_BITS * k)) & ID_MASK
+        ]
 
     def term_weights(self, idf_of_term) -> np.ndarray:
         """Per description-term id, ``idf_of_term(term)`` (index 0 unused)."""
@@ -175,7 +184,7 @@ class NgramIndex:
 
     def pool_idf(self, desc_ids: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """idf of each description term over the responses being scored (each one a document)."""
-        df = _kernel.document_frequency(np.ascontiguousarray(desc_ids, dtype=np.int32), offsets, len(self.terms))
+        df = document_frequency(np.ascontiguousarray(desc_ids, dtype=np.int32), offsets, len(self.terms))
         return IdfTable.idf_array(max(len(offsets) - 1, 1), df)
 
     def description_ids(self, ids: np.ndarray, vocab) -> np.ndarray:
@@ -189,7 +198,11 @@ class NgramIndex:
 
     def weights(self, term_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(entry weights W(e) I(g, e), description totals) from per-term weights (None: count weights)."""
-        term_weight = np.ones(len(self.terms), dtype=np.float64) if term_weight is None else np.array(term_weight, dtype=np.float64)
+        term_weight = (
+            np.ones(len(self.terms), dtype=np.float64)
+            if term_weight is None
+            else np.array(term_weight, dtype=np.float64)
+        )
         term_weight[0] = 0.0
         feat_weight = np.zeros(len(self.feat_key), dtype=np.float64)
         for k in range(self.n_max):
@@ -220,12 +233,26 @@ class NgramIndex:
         recall = np.zeros(int(out_offsets[-1]), dtype=np.float64)
         best = np.full(int(out_offsets[-1]), -1, dtype=np.int32)
         entry_weight, desc_total = weights
-        _kernel.ngram_recall(
-            np.ascontiguousarray(ids, dtype=np.int32), np.ascontiguousarray(offsets, dtype=np.int64), question, self.n_max,
-            self.tab_keys, self.tab_feat, self.q_tab_start, self.q_tab_mask,
-            self.feat_ptr, self.entry_desc, entry_weight, desc_total,
-            self.desc_nugget, self.q_desc_start, self.q_nugget_start,
-            out_offsets, recall, best, resolve_n_jobs(n_jobs),
+        ngram_recall(
+            np.ascontiguousarray(ids, dtype=np.int32),
+            np.ascontiguousarray(offsets, dtype=np.int64),
+            question,
+            self.n_max,
+            self.tab_keys,
+            self.tab_feat,
+            self.q_tab_start,
+            self.q_tab_mask,
+            self.feat_ptr,
+            self.entry_desc,
+            entry_weight,
+            desc_total,
+            self.desc_nugget,
+            self.q_desc_start,
+            self.q_nugget_start,
+            out_offsets,
+            recall,
+            best,
+            resolve_n_jobs(n_jobs),
         )
         within = np.arange(len(recall), dtype=np.int64) - np.repeat(out_offsets[:-1], counts)
         entry_nugget = (np.repeat(self.q_nugget_start[:-1][question], counts) + within).astype(np.int32)
@@ -251,15 +278,32 @@ class NgramIndex:
         return sorted(out, key=lambda p: -p[1])
 
 
-def score_texts(index: NgramIndex, analyzer: Analyzer, texts, question: np.ndarray, *, weighting: str,
-                idf: IdfTable | None, n_jobs: int | None = None):
+def score_texts(
+    index: NgramIndex,
+    analyzer: Analyzer,
+    texts,
+    question: np.ndarray,
+    *,
+    weighting: str,
+    idf: IdfTable | None,
+    n_jobs: int | None = None,
+):
     """Encode ``texts`` (compiled) and score them with :func:`score_encoded`."""
     ids, offsets = analyzer.encode(texts, n_jobs=n_jobs)
     return score_encoded(index, analyzer, ids, offsets, question, weighting=weighting, idf=idf, n_jobs=n_jobs)
 
 
-def score_encoded(index: NgramIndex, analyzer: Analyzer, ids: np.ndarray, offsets: np.ndarray, question: np.ndarray, *,
-                  weighting: str, idf: IdfTable | None, n_jobs: int | None = None):
+def score_encoded(
+    index: NgramIndex,
+    analyzer: Analyzer,
+    ids: np.ndarray,
+    offsets: np.ndarray,
+    question: np.ndarray,
+    *,
+    weighting: str,
+    idf: IdfTable | None,
+    n_jobs: int | None = None,
+):
     """Weight terms (idf from ``idf`` or else the responses themselves, or counts) and run the
     kernel: :meth:`NgramIndex.recall`'s outputs plus the weights used."""
     desc_ids = index.description_ids(ids, analyzer.vocab)

@@ -12,7 +12,7 @@ with the official F (:mod:`qascore.nuggets.official`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -118,7 +118,8 @@ class Nuggeteer:
         self.threshold = threshold
         exclude = set(exclude_runs)
         self.exact: dict[str, dict[str, set]] = {}
-        self._judged_hashes = None  # token-sequence hashes of the judged texts, computed on first use
+        # token-sequence hashes of the judged texts, computed on first use
+        self._judged_hashes: np.ndarray | None = None
         extra: dict[tuple[str, str], list[str]] = {}
         null: dict[str, list[str]] = {}
         if judgements is not None:
@@ -146,8 +147,10 @@ class Nuggeteer:
         questions = []
         for q in key:
             ids = [n.nugget_id for n in q.nuggets]
-            descs = [[self.analyzer.terms(n.description)] + self.analyzer.terms_batch(extra.get((q.qid, n.nugget_id), ()))
-                     for n in q.nuggets]
+            descs = [
+                [self.analyzer.terms(n.description)] + self.analyzer.terms_batch(extra.get((q.qid, n.nugget_id), ()))
+                for n in q.nuggets
+            ]
             if self.learned:
                 ids.append(NULL_NUGGET)
                 descs.append(self.analyzer.terms_batch(null.get(q.qid, ())))
@@ -158,22 +161,34 @@ class Nuggeteer:
 
     def signature(self, threshold: float) -> str:
         idf_source = "none" if self.weighting == "count" else (self.idf.source if self.idf else "response-pool")
-        return make_signature("nuggeteer", n=self.n, stem=self.analyzer.stem, stopwords=self.analyzer.stopwords,
-                              weighting=self.weighting, idf=idf_source, informativeness=self.informativeness,
-                              judgements="learned" if self.learned else ("exact-only" if self.exact else "none"),
-                              threshold=threshold)
+        return make_signature(
+            "nuggeteer",
+            n=self.n,
+            stem=self.analyzer.stem,
+            stopwords=self.analyzer.stopwords,
+            weighting=self.weighting,
+            idf=idf_source,
+            informativeness=self.informativeness,
+            judgements="learned" if self.learned else ("exact-only" if self.exact else "none"),
+            threshold=threshold,
+        )
 
     # ---------------------------------------------------------------- classifier scores
 
     def recall_table(self, runs: Sequence[Run], *, n_jobs: int | None = None) -> RecallTable:
         """Classifier scores of every response of ``runs`` to a question of the key (one kernel call)."""
-        blocks = [(self.index.question_index[qid], items) for run in runs for qid, items in run.responses.items()
-                  if qid in self.index.question_index]
+        blocks = [
+            (self.index.question_index[qid], items)
+            for run in runs
+            for qid, items in run.responses.items()
+            if qid in self.index.question_index
+        ]
         responses = [r for _, items in blocks for r in items]
         question = np.repeat(np.array([q for q, _ in blocks], dtype=np.int32), [len(items) for _, items in blocks])
         ids, offsets = self.analyzer.encode([r.text for r in responses], n_jobs=n_jobs)
         out_offsets, recall, best, entry_nugget, weights = score_encoded(
-            self.index, self.analyzer, ids, offsets, question, weighting=self.weighting, idf=self.idf, n_jobs=n_jobs)
+            self.index, self.analyzer, ids, offsets, question, weighting=self.weighting, idf=self.idf, n_jobs=n_jobs
+        )
         exact_entry = np.zeros(len(recall), dtype=bool)
         exact_value = np.zeros(len(recall), dtype=bool)
         exact = [False] * len(responses)
@@ -189,8 +204,19 @@ class Nuggeteer:
         null_entry = np.zeros(len(recall), dtype=bool)
         if self.learned:
             null_entry[out_offsets[1:] - 1] = True
-        return RecallTable(responses, question, out_offsets, recall, best, entry_nugget, exact_entry, exact_value,
-                           null_entry, exact, weights)
+        return RecallTable(
+            responses,
+            question,
+            out_offsets,
+            recall,
+            best,
+            entry_nugget,
+            exact_entry,
+            exact_value,
+            null_entry,
+            exact,
+            weights,
+        )
 
     def _exact_candidates(self, ids: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Responses whose token sequence equals a judged response's (equal normalised texts have
@@ -209,11 +235,19 @@ class Nuggeteer:
         lo, hi = table.out_offsets[i], table.out_offsets[i + 1]
         ids = self.index.questions[table.question[i]].nugget_ids
         exact = table.exact[i]
-        return [NuggetGuess(ids[j], 1.0 if exact else float(table.recall[lo + j]), exact,
-                            -1 if exact else int(table.best_description[lo + j]))
-                for j in np.nonzero(carried[lo:hi])[0]]
+        return [
+            NuggetGuess(
+                ids[j],
+                1.0 if exact else float(table.recall[lo + j]),
+                exact,
+                -1 if exact else int(table.best_description[lo + j]),
+            )
+            for j in np.nonzero(carried[lo:hi])[0]
+        ]
 
-    def assign_from_table(self, table: RecallTable, runs: Sequence[Run], threshold: float | None = None) -> list[RunAssignment]:
+    def assign_from_table(
+        self, table: RecallTable, runs: Sequence[Run], threshold: float | None = None
+    ) -> list[RunAssignment]:
         threshold = self.threshold if threshold is None else threshold
         position = {id(r): i for i, r in enumerate(table.responses)}
         carried = table.carried(threshold)
@@ -234,10 +268,14 @@ class Nuggeteer:
             result.append(RunAssignment(run, threshold, credited, unknown, self.signature(threshold)))
         return result
 
-    def assign(self, runs: Sequence[Run], threshold: float | None = None, *, n_jobs: int | None = None) -> list[RunAssignment]:
+    def assign(
+        self, runs: Sequence[Run], threshold: float | None = None, *, n_jobs: int | None = None
+    ) -> list[RunAssignment]:
         return self.assign_from_table(self.recall_table(runs, n_jobs=n_jobs), runs, threshold)
 
-    def score(self, runs: Sequence[Run], *, beta: float, threshold: float | None = None, n_jobs: int | None = None) -> list[RunScore]:
+    def score(
+        self, runs: Sequence[Run], *, beta: float, threshold: float | None = None, n_jobs: int | None = None
+    ) -> list[RunScore]:
         """Official F of each run with Nuggeteer's assignments."""
         return [score_assignment(self.key, a, beta) for a in self.assign(runs, threshold, n_jobs=n_jobs)]
 
@@ -249,16 +287,29 @@ class Nuggeteer:
         recall, best = table.row(i)
         guesses = {g.nugget_id for g in self.guesses(table, i, table.carried(threshold))}
         response = table.responses[i]
-        matched = [] if best[j] < 0 else self.index.matched_ngrams(self.analyzer.terms(response.text), int(best[j]), table.weights)
-        return {"qid": q.qid, "run": response.run_tag, "item": response.item, "nugget": nugget_id,
-                "score": float(recall[j]), "threshold": threshold,
-                "null_score": float(recall[-1]) if self.learned else None,
-                "exact": table.exact[i], "assigned": nugget_id in guesses,
-                "matched_ngrams": matched}
+        matched = (
+            []
+            if best[j] < 0
+            else self.index.matched_ngrams(self.analyzer.terms(response.text), int(best[j]), table.weights)
+        )
+        return {
+            "qid": q.qid,
+            "run": response.run_tag,
+            "item": response.item,
+            "nugget": nugget_id,
+            "score": float(recall[j]),
+            "threshold": threshold,
+            "null_score": float(recall[-1]) if self.learned else None,
+            "exact": table.exact[i],
+            "assigned": nugget_id in guesses,
+            "matched_ngrams": matched,
+        }
 
 
 def score_assignment(key: AnswerKey, assignment: RunAssignment, beta: float) -> RunScore:
-    score = score_run(key, assignment.run.tag, assignment.matched(), assignment.run.responses, beta=beta, method="nuggeteer")
+    score = score_run(
+        key, assignment.run.tag, assignment.matched(), assignment.run.responses, beta=beta, method="nuggeteer"
+    )
     score.signature = f"{assignment.signature}|beta:{beta}"
     if len(score.questions) >= 2:
         # Nuggeteer's 95% interval: mean over questions +- 1.96 standard errors (qascore.stats)
@@ -276,9 +327,17 @@ def nugget_diagnostics(model: Nuggeteer, table: RecallTable, threshold: float | 
     rows: dict[tuple[str, str], dict] = {}
     for q in model.key:
         for n in q.nuggets:
-            rows[q.qid, n.nugget_id] = {"qid": q.qid, "nugget": n.nugget_id, "importance": n.importance,
-                                        "description": n.description, "assigned": 0, "exact": 0,
-                                        "best_score": 0.0, "best_response": None, "threshold": threshold}
+            rows[q.qid, n.nugget_id] = {
+                "qid": q.qid,
+                "nugget": n.nugget_id,
+                "importance": n.importance,
+                "description": n.description,
+                "assigned": 0,
+                "exact": 0,
+                "best_score": 0.0,
+                "best_response": None,
+                "threshold": threshold,
+            }
     for i, r in enumerate(table.responses):
         q = model.index.questions[table.question[i]]
         recall, _ = table.row(i)
@@ -303,7 +362,10 @@ def assessment(assignments: Sequence[RunAssignment]) -> tuple[Judgements, dict]:
             for r, guesses in zip(a.run.responses[qid], per_item):
                 for g in guesses:
                     judged.assigned.setdefault((a.run.tag, qid), {}).setdefault(r.item, []).append(g.nugget_id)
-                    how = "exact match of a judged response" if g.exact else f"score {g.score:.4f} >= threshold {a.threshold:.4f}"
+                    how = (
+                        "exact match of a judged response"
+                        if g.exact
+                        else f"score {g.score:.4f} >= threshold {a.threshold:.4f}"
+                    )
                     comments[a.run.tag, qid, r.item, g.nugget_id] = f"guess: nugget {g.nugget_id} {how}"
     return judged, comments
-

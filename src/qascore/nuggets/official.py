@@ -10,7 +10,7 @@ A run's score is the macro mean over the key's questions; a question it does not
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from ..signature import make_signature
 from .formats import AnswerKey, Judgements, Question, Response
@@ -52,7 +52,9 @@ class QuestionScore:
     vital_total: int
 
 
-def score_question(question: Question, matched: Iterable[str], length: int, *, beta: float, pyramid: bool = False) -> QuestionScore:
+def score_question(
+    question: Question, matched: Iterable[str], length: int, *, beta: float, pyramid: bool = False
+) -> QuestionScore:
     """Official F of one question from the ids of the nuggets matched (duplicates count once)."""
     if beta <= 0:
         raise ValueError(f"beta must be > 0, got {beta}")
@@ -65,14 +67,24 @@ def score_question(question: Question, matched: Iterable[str], length: int, *, b
     vital_total = sum(n.is_vital for n in question.nuggets)
     vital = sum(n.is_vital for n in hits)
     if pyramid:
-        total_weight = sum(n.weight for n in question.nuggets)
-        recall = sum(n.weight for n in hits) / total_weight if total_weight > 0 else 0.0
+        # a pyramid key gives every nugget a weight (the reader checks it)
+        total_weight = sum(n.weight or 0.0 for n in question.nuggets)
+        recall = sum(n.weight or 0.0 for n in hits) / total_weight if total_weight > 0 else 0.0
     else:
         recall = vital / vital_total if vital_total else 0.0
     allowance = float(ALLOWANCE_PER_NUGGET * len(hits))
     precision = length_precision(length, allowance)
-    return QuestionScore(question.qid, recall, precision, f_beta(recall, precision, beta), length, allowance,
-                         vital, len(hits) - vital, vital_total)
+    return QuestionScore(
+        question.qid,
+        recall,
+        precision,
+        f_beta(recall, precision, beta),
+        length,
+        allowance,
+        vital,
+        len(hits) - vital,
+        vital_total,
+    )
 
 
 @dataclass
@@ -91,8 +103,15 @@ def official_signature(beta: float, pyramid: bool, method: str = "judged") -> st
     return make_signature("nugget-f", beta=beta, pyramid=pyramid, allowance=ALLOWANCE_PER_NUGGET, assign=method)
 
 
-def score_run(key: AnswerKey, run_tag: str, matched: Mapping[str, Iterable[str]], responses: Mapping[str, list[Response]],
-              *, beta: float, method: str = "judged") -> RunScore:
+def score_run(
+    key: AnswerKey,
+    run_tag: str,
+    matched: Mapping[str, Iterable[str]],
+    responses: Mapping[str, list[Response]],
+    *,
+    beta: float,
+    method: str = "judged",
+) -> RunScore:
     """Score one run: ``matched[qid]`` nugget ids, ``responses[qid]`` the run's items (for lengths)."""
     unknown = sorted(set(responses) - set(key.questions) | set(matched) - set(key.questions))
     per_question = {}
@@ -107,6 +126,9 @@ def score_judged_runs(key: AnswerKey, judged: Judgements, *, beta: float) -> dic
     """Official scores of every run in a judgement file."""
     scores = {}
     for tag, run in judged.runs.items():
-        matched = {qid: [n for item in items for n in judged.nuggets_of(tag, qid, item.item)] for qid, items in run.responses.items()}
+        matched = {
+            qid: [n for item in items for n in judged.nuggets_of(tag, qid, item.item)]
+            for qid, items in run.responses.items()
+        }
         scores[tag] = score_run(key, tag, matched, run.responses, beta=beta)
     return scores

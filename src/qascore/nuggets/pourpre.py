@@ -12,7 +12,7 @@ description (unstemmed; count-weighted unigram recall of 1).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -36,36 +36,64 @@ class UnigramMatcher:
         if self.weighting not in ("idf", "count"):
             raise ValueError(f"weighting must be idf or count, got {self.weighting!r}")
         self.index = NgramIndex(
-            [QuestionNuggets(q.qid, [n.nugget_id for n in q.nuggets], [[self.analyzer.terms(n.description)] for n in q.nuggets])
-             for q in self.key],
-            n_max=1, informativeness="none")
+            [
+                QuestionNuggets(
+                    q.qid, [n.nugget_id for n in q.nuggets], [[self.analyzer.terms(n.description)] for n in q.nuggets]
+                )
+                for q in self.key
+            ],
+            n_max=1,
+            informativeness="none",
+        )
 
     def response_scores(self, texts: Sequence[str], qids: Sequence[str], *, n_jobs: int | None = None):
         """(out_offsets, recall, entry_nugget): per response, the overlap with each nugget of its question."""
         question = np.fromiter((self.index.question_index[q] for q in qids), dtype=np.int32, count=len(qids))
-        out_offsets, recall, _, entry_nugget, _ = score_texts(self.index, self.analyzer, texts, question,
-                                                              weighting=self.weighting, idf=self.idf, n_jobs=n_jobs)
+        out_offsets, recall, _, entry_nugget, _ = score_texts(
+            self.index, self.analyzer, texts, question, weighting=self.weighting, idf=self.idf, n_jobs=n_jobs
+        )
         return out_offsets, recall, entry_nugget
 
 
 class Pourpre(UnigramMatcher):
-    def __init__(self, key: AnswerKey, *, weighting: str = "idf", stem: bool = True, stopwords: bool = True,
-                 idf: IdfTable | None = None, threshold: float = 0.0):
+    def __init__(
+        self,
+        key: AnswerKey,
+        *,
+        weighting: str = "idf",
+        stem: bool = True,
+        stopwords: bool = True,
+        idf: IdfTable | None = None,
+        threshold: float = 0.0,
+    ):
         super().__init__(key, Analyzer(stem=stem, stopwords=stopwords), weighting, idf)
         self.threshold = threshold
 
     @property
     def signature(self) -> str:
-        return make_signature("pourpre", stem=self.analyzer.stem, stopwords=self.analyzer.stopwords,
-                              weighting=self.weighting, threshold=self.threshold, average="macro")
+        return make_signature(
+            "pourpre",
+            stem=self.analyzer.stem,
+            stopwords=self.analyzer.stopwords,
+            weighting=self.weighting,
+            threshold=self.threshold,
+            average="macro",
+        )
 
     def score(self, runs: Sequence[Run], *, beta: float, n_jobs: int | None = None) -> list[RunScore]:
-        items = [(run_i, r) for run_i, run in enumerate(runs) for qid, rs in run.responses.items()
-                 if qid in self.index.question_index for r in rs]
-        out_offsets, recall, _ = self.response_scores([r.text for _, r in items], [r.qid for _, r in items], n_jobs=n_jobs)
+        items = [
+            (run_i, r)
+            for run_i, run in enumerate(runs)
+            for qid, rs in run.responses.items()
+            if qid in self.index.question_index
+            for r in rs
+        ]
+        out_offsets, recall, _ = self.response_scores(
+            [r.text for _, r in items], [r.qid for _, r in items], n_jobs=n_jobs
+        )
         best: dict[tuple[int, str], np.ndarray] = {}
         for i, (run_i, r) in enumerate(items):
-            row = recall[out_offsets[i]:out_offsets[i + 1]]
+            row = recall[out_offsets[i] : out_offsets[i + 1]]
             prev = best.get((run_i, r.qid))
             best[run_i, r.qid] = row.copy() if prev is None else np.maximum(prev, row)
         results = []
@@ -80,8 +108,17 @@ class Pourpre(UnigramMatcher):
                 allowance = ALLOWANCE_PER_NUGGET * float(match.sum())
                 length = non_whitespace_length(r.text for r in run.responses.get(q.qid, ()))
                 precision = length_precision(length, allowance)
-                per_question[q.qid] = QuestionScore(q.qid, recall_q, precision, f_beta(recall_q, precision, beta), length,
-                                                    allowance, int((match[vital] > 0).sum()), int((match[~vital] > 0).sum()), n_vital)
+                per_question[q.qid] = QuestionScore(
+                    q.qid,
+                    recall_q,
+                    precision,
+                    f_beta(recall_q, precision, beta),
+                    length,
+                    allowance,
+                    int((match[vital] > 0).sum()),
+                    int((match[~vital] > 0).sum()),
+                    n_vital,
+                )
             mean = sum(s.f for s in per_question.values()) / len(per_question) if per_question else 0.0
             unknown = sorted(set(run.responses) - set(self.index.question_index))
             results.append(RunScore(run.tag, per_question, mean, f"{self.signature}|beta:{beta}", unknown))

@@ -17,11 +17,19 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import dataclass
+from typing import Any
 
 from ..signature import make_signature
 from .formats import RagTopic
 
-SCORE_KEYS = ("strict_vital_score", "vital_score", "strict_weighted_score", "weighted_score", "strict_all_score", "all_score")
+SCORE_KEYS = (
+    "strict_vital_score",
+    "vital_score",
+    "strict_weighted_score",
+    "weighted_score",
+    "strict_all_score",
+    "all_score",
+)
 OKAY_WEIGHT = 0.5
 PARTIAL_SUPPORT = 0.5
 
@@ -53,8 +61,14 @@ def _scores(topic: RagTopic, strict: bool) -> tuple[float, float, float]:
 def topic_scores(topic: RagTopic) -> dict[str, float]:
     sv, sw, sa = _scores(topic, True)
     v, w, a = _scores(topic, False)
-    return {"strict_vital_score": sv, "vital_score": v, "strict_weighted_score": sw,
-            "weighted_score": w, "strict_all_score": sa, "all_score": a}
+    return {
+        "strict_vital_score": sv,
+        "vital_score": v,
+        "strict_weighted_score": sw,
+        "weighted_score": w,
+        "strict_all_score": sa,
+        "all_score": a,
+    }
 
 
 @dataclass
@@ -70,8 +84,8 @@ class RagScores:
 
 def rag_scores(topics: list[RagTopic]) -> RagScores:
     """Per-topic scores and their mean (the ``qid: all`` line)."""
-    rows = [{"qid": t.qid, **topic_scores(t)} for t in topics]
-    mean = {"qid": "all"}
+    rows: list[dict[str, Any]] = [{"qid": t.qid, **topic_scores(t)} for t in topics]
+    mean: dict[str, Any] = {"qid": "all"}
     for key in SCORE_KEYS:
         mean[key] = statistics.mean(r[key] for r in rows) if rows else 0.0
     bad_importance: dict[str, int] = {}
