@@ -12,7 +12,6 @@
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from qascore.ava.data import load_evouna, split_by_question, split_gold_alternatives

@@ -172,7 +172,7 @@ def test_empty_texts_score_like_rouge_score():
 
 def test_long_texts_match_rouge_score():
     rng = np.random.default_rng(3)
-    vocab = np.array(["w%d" % i for i in range(30)])
+    vocab = np.array([f"w{i}" for i in range(30)])
     target = " ".join(rng.choice(vocab, 1200))
     prediction = " ".join(rng.choice(vocab, 1100))
     expected = PeerScorer(["rouge1", "rouge4", "rougeL"]).score(target, prediction)
@@ -274,7 +274,7 @@ def test_score_results_are_namedtuples():
 
 def test_threads_and_n_jobs_give_identical_results():
     rng = np.random.default_rng(9)
-    vocab = np.array(["w%d" % i for i in range(50)])
+    vocab = np.array([f"w{i}" for i in range(50)])
     preds = [" ".join(rng.choice(vocab, rng.integers(0, 120))) for _ in range(500)]
     refs = [[" ".join(rng.choice(vocab, rng.integers(0, 120))) + "\n" + "w1 w2"] * 2 for _ in range(500)]
     types = ["rouge2", "rougeL", "rougeLsum"]

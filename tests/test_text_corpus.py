@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 MSMARCO = Path("mrc/msmarco")
@@ -13,7 +13,7 @@ def _jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-@lru_cache(maxsize=None)
+@cache
 def msmarco_pairs(data_dir: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The 9,754 scored MS MARCO dev pairs: (first reference answer, first-sentence candidate)."""
     references = {row["query_id"]: row["answers"] for row in _jsonl(data_dir / MSMARCO / "dev_as_references.json")}
@@ -32,7 +32,7 @@ def _strings_in(value) -> list[str]:
     return []
 
 
-@lru_cache(maxsize=None)
+@cache
 def all_texts(data_dir: Path) -> tuple[str, ...]:
     """Every string field of MS MARCO, EVOUNA-NQ, rouge-score's test lines, TREC RAG 2024 and the
     DuReader demo sets (Chinese)."""

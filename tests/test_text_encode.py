@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import threading
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -60,7 +60,7 @@ def test_kernel_code_point_table_matches_python_lower_on_all_of_unicode():
             assert lowered.strip() == "", hex(code)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _corpus_reference(data_dir, use_stemmer):
     return _reference_pack(RougeTokenizer(use_stemmer), list(all_texts(data_dir)))
 

@@ -54,7 +54,9 @@ def import_edges(modules: dict[str, Path]) -> dict[str, set[str]]:
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
                 base = _resolve(name, is_package, node)
-                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+                targets = [
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names
+                ]
             for target in targets:
                 while target and target not in modules and "." in target:
                     target = target.rsplit(".", 1)[0]  # a name inside a module, or a compiled kernel
@@ -152,7 +154,7 @@ def render_markdown(edges: dict[str, set[str]], problems: list[str]) -> str:
         "# Import graph",
         "",
         "Drawn by `python tools/import_graph.py --write docs/dev/import-graph.md` from every import in",
-        "`src/qascore` (imports inside functions included). An arrow is \"imports\"; the number is how many",
+        '`src/qascore` (imports inside functions included). An arrow is "imports"; the number is how many',
         "module-to-module imports it stands for. `tests/test_architecture.py` fails when a rule is broken.",
         "",
         "```mermaid",
@@ -161,8 +163,12 @@ def render_markdown(edges: dict[str, set[str]], problems: list[str]) -> str:
     for (a, b), n in sorted(layer_graph(edges).items()):
         lines.append(f"    {a} -->|{n}| {b}")
     lines += ["```", "", "## Rules", ""]
-    lines += ["- no cycles between modules;", "- no method (`lexical`, `nuggets`, `exam`, `ava`) imports another;",
-              "- the shared layer imports no method; only `cli` and `compat` (facades) do.", ""]
+    lines += [
+        "- no cycles between modules;",
+        "- no method (`lexical`, `nuggets`, `exam`, `ava`) imports another;",
+        "- the shared layer imports no method; only `cli` and `compat` (facades) do.",
+        "",
+    ]
     lines += ["Status: " + ("all rules hold." if not problems else f"{len(problems)} violations:"), ""]
     lines += [f"- {p}" for p in problems]
     lines += ["", "## Modules", "", "| module | imports |", "|---|---|"]

@@ -175,7 +175,8 @@ def iter_texts(path, fmt: str = "auto", field: str = "0", *, tsv_header: bool | 
             if skip:
                 continue
         if column >= len(cells):
-            raise InputFormatError(name, lineno, f"expected at least {column + 1} tab-separated columns, got {len(cells)}")
+            raise InputFormatError(
+                name, lineno, f"expected at least {column + 1} tab-separated columns, got {len(cells)}")
         yield cells[column]
 
 

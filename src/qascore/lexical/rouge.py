@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
 from .._kernels.text_encode import first_non_str
 from .._parallel import resolve_n_jobs, threads_for
 from ..errors import check_same_length
+from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics, mean_values
 from ..signature import make_signature
 from ..text import PackedTokens, RougeTokenizer, Vocabulary, get_tokenizer
 from ..text.tokenizers import check_texts
@@ -246,7 +247,7 @@ def _lsum_scores(pred_rows, ref_rows, sentences: _SentencePacked, n_jobs) -> tup
     return _ratio(hits, n), _ratio(hits, m)
 
 
-def _pair_work(predictions: list[str], references: list[str]) -> int:
+def _pair_work(predictions: Sequence[str], references: Sequence[str]) -> int:
     """Size of a batch of pairs in units of a short pair (for threads_for): the pair count, or,
     for a few pairs (cheap to measure), their code points / 64, so that a few long texts still
     spread over threads."""
@@ -364,10 +365,11 @@ def rouge(
         else:
             counts = _token_counts(max(orders, default=0), want_lcs, pred_rows, ref_rows,
                                    tok.encode_batch([*predictions, *flat_refs], vocab, n_jobs=jobs), jobs)
+        matches, lcs, pred_len, ref_len = counts
         if len(flat_refs) == len(predictions):  # one reference each: nothing to reduce
-            scores.update(_arrays_of_counts(orders, want_lcs, *counts, gamma))
+            scores.update(_arrays_of_counts(orders, want_lcs, matches, lcs, pred_len, ref_len, gamma))
         else:
-            pairs.update(_scores_of_counts(orders, want_lcs, *counts))
+            pairs.update(_scores_of_counts(orders, want_lcs, matches, lcs, pred_len, ref_len))
     if "rougeLsum" in types:
         texts = [*predictions, *flat_refs]
         sentences = _encode_sentences(texts, tok, vocab, split_summaries, jobs)
@@ -379,8 +381,7 @@ def rouge(
     return RougeResult(scores, signature, len(predictions))
 
 
-# The Metric interface is appended below the functional API it wraps (one road: rouge()).
-from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics, mean_values  # noqa: E402
+# The Metric interface over the functional API (one road: rouge()).
 
 
 class Rouge(Metric):

@@ -32,7 +32,9 @@ def length_buckets(lengths: np.ndarray, *, batch_size: int, max_batch_tokens: in
     return batches
 
 
-def pad_rows(rows: Sequence[np.ndarray], index: np.ndarray, pad_id: int, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def pad_rows(
+    rows: Sequence[np.ndarray], index: np.ndarray, pad_id: int, width: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Rows ``index`` of ``rows`` as a right-padded int64 matrix and its attention mask; the
     width is the longest row's unless a (not smaller) ``width`` is given."""
     longest = max((len(rows[i]) for i in index), default=0)

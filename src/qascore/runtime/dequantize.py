@@ -31,7 +31,9 @@ def _onnx():
         import onnx
         from onnx import numpy_helper
     except ImportError as exc:  # pragma: no cover - depends on the extra installed
-        raise ImportError("dequantising an int8 model for CUDA needs the 'onnx' package (pip install 'qascore[gpu]')") from exc
+        raise ImportError(
+            "dequantising an int8 model for CUDA needs the 'onnx' package (pip install 'qascore[gpu]')"
+        ) from exc
     return onnx, numpy_helper
 
 
@@ -76,14 +78,18 @@ class _Graph:
     def only_consumer(self, tensor: str, op_type: str, owner):
         users = self.consumers.get(tensor, [])
         if len(users) != 1 or users[0].op_type != op_type:
-            raise DequantizeError(f"{owner.op_type} node {owner.name!r}: output {tensor!r} is not read by one {op_type}")
+            raise DequantizeError(
+                f"{owner.op_type} node {owner.name!r}: output {tensor!r} is not read by one {op_type}"
+            )
         return users[0]
 
     def float_input(self, quantised: str, owner) -> str:
         """The float tensor that a DynamicQuantizeLinear turned into ``quantised``."""
         source = self.producer.get(quantised)
         if source is None or source.op_type != "DynamicQuantizeLinear":
-            raise DequantizeError(f"{owner.op_type} node {owner.name!r}: input {quantised!r} does not come from DynamicQuantizeLinear")
+            raise DequantizeError(
+                f"{owner.op_type} node {owner.name!r}: input {quantised!r} does not come from DynamicQuantizeLinear"
+            )
         return source.input[0]
 
     def remove(self, *nodes) -> None:
@@ -97,28 +103,42 @@ def _rewrite_matmul_integer(g: _Graph, node, helper) -> None:
     scales_name = next(name for name in rescale.input if name != cast.output[0])
     scales = g.producer.get(scales_name)
     if scales is None or scales.op_type != "Mul":
-        raise DequantizeError(f"MatMulInteger node {node.name!r}: its rescale factor {scales_name!r} is not a product of scales")
+        raise DequantizeError(
+            f"MatMulInteger node {node.name!r}: its rescale factor {scales_name!r} is not a product of scales"
+        )
     weight_scale = next((name for name in scales.input if name in g.initializers), None)
     if weight_scale is None:
         raise DequantizeError(f"MatMulInteger node {node.name!r}: no constant weight scale in {list(scales.input)}")
     zero_point = node.input[3] if len(node.input) > 3 else ""
     weight = g.dequantised(node.input[1], weight_scale, zero_point)
-    g.added.append(helper.make_node("MatMul", [g.float_input(node.input[0], node), weight], [rescale.output[0]],
-                                    name=f"{node.output[0]}_float"))
+    g.added.append(
+        helper.make_node(
+            "MatMul", [g.float_input(node.input[0], node), weight], [rescale.output[0]], name=f"{node.output[0]}_float"
+        )
+    )
     g.remove(node, cast, rescale)
     if len(g.consumers.get(scales_name, [])) == 1:
         g.remove(scales)
 
 
 def _rewrite_qattention(g: _Graph, node, helper) -> None:
-    # QAttention(xq, Wq, bias, x_scale, W_scale, mask_index, x_zp, W_zp, past) -> Attention(x, deq(W), bias, mask_index, past)
+    # QAttention(xq, Wq, bias, x_scale, W_scale, mask_index, x_zp, W_zp, past)
+    #   -> Attention(x, deq(W), bias, mask_index, past)
     inputs = list(node.input) + [""] * (9 - len(node.input))
     weight = g.dequantised(inputs[1], inputs[4], inputs[7])
     float_inputs = [g.float_input(inputs[0], node), weight, inputs[2], inputs[5], inputs[8]]
     while float_inputs and not float_inputs[-1]:
         float_inputs.pop()
-    g.added.append(helper.make_node("Attention", float_inputs, list(node.output), name=f"{node.output[0]}_float",
-                                    domain="com.microsoft", **{a.name: helper.get_attribute_value(a) for a in node.attribute}))
+    g.added.append(
+        helper.make_node(
+            "Attention",
+            float_inputs,
+            list(node.output),
+            name=f"{node.output[0]}_float",
+            domain="com.microsoft",
+            **{a.name: helper.get_attribute_value(a) for a in node.attribute},
+        )
+    )
     g.remove(node)
 
 
@@ -127,13 +147,24 @@ def _rewrite_qembed_layernorm(g: _Graph, node, helper) -> None:
     # then their 5 scales and 5 zero points
     tables = [g.dequantised(node.input[2 + k], node.input[8 + k], node.input[13 + k]) for k in range(5)]
     float_inputs = [node.input[0], node.input[1], *tables, node.input[7]]
-    g.added.append(helper.make_node("EmbedLayerNormalization", float_inputs, list(node.output), name=f"{node.output[0]}_float",
-                                    domain="com.microsoft", **{a.name: helper.get_attribute_value(a) for a in node.attribute}))
+    g.added.append(
+        helper.make_node(
+            "EmbedLayerNormalization",
+            float_inputs,
+            list(node.output),
+            name=f"{node.output[0]}_float",
+            domain="com.microsoft",
+            **{a.name: helper.get_attribute_value(a) for a in node.attribute},
+        )
+    )
     g.remove(node)
 
 
-_REWRITES = {"MatMulInteger": _rewrite_matmul_integer, "QAttention": _rewrite_qattention,
-             "QEmbedLayerNormalization": _rewrite_qembed_layernorm}
+_REWRITES = {
+    "MatMulInteger": _rewrite_matmul_integer,
+    "QAttention": _rewrite_qattention,
+    "QEmbedLayerNormalization": _rewrite_qembed_layernorm,
+}
 
 
 def dequantize_model(model):
@@ -164,8 +195,9 @@ def dequantize_model(model):
     del g.graph.node[:]
     g.graph.node.extend(node for _, _, node in keyed)
     used = {name for node in g.graph.node for name in node.input}
-    initializers = [init for init in g.graph.initializer if init.name in used] + \
-                   [init for name, init in g.new_initializers.items() if name in used]
+    initializers = [init for init in g.graph.initializer if init.name in used] + [
+        init for name, init in g.new_initializers.items() if name in used
+    ]
     del g.graph.initializer[:]
     g.graph.initializer.extend(initializers)
     onnx.checker.check_model(model)

@@ -164,15 +164,14 @@ class OnnxSession:
             expected = set(input_names)
             if expected != set(self._inputs):
                 raise ModelInputError(
-                    f"{self.model_path}: model inputs {sorted(self._inputs)} do not match the expected {sorted(expected)}"
+                    f"{self.model_path}: model inputs {sorted(self._inputs)} "
+                    f"do not match the expected {sorted(expected)}"
                 )
         if output_names is not None:
             missing = [name for name in output_names if name not in self._outputs]
             if missing:
                 raise ModelInputError(f"{self.model_path}: model has no output(s) {missing}; it has {self._outputs}")
-        self._input_dtypes = {
-            name: _NUMPY_OF_ONNX.get(arg.type) for name, arg in self._inputs.items()
-        }
+        self._input_dtypes = {name: _NUMPY_OF_ONNX.get(arg.type) for name, arg in self._inputs.items()}
 
     def _open(self, ort, source, options, providers):
         try:

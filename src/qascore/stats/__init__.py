@@ -44,13 +44,15 @@ Leaderboards (systems x per-query scores):
 - ``bootstrap_leaderboard_correlation(a, b, *, statistic='kendall_tau_b', n_resamples=1000, seed=0)``
   -> ``BootstrapResult`` of the correlation of system means over resampled queries.
 - ``compare(leaderboard or {metric: leaderboard}, *, test='paired_bootstrap'|'student'|
-  'randomization', max_p=0.05, n_resamples=1000, seed=0, bonferroni=False)`` -> ``Comparison`` (p-value matrix, ``str()`` prints a ranx-style table).
+  'randomization', max_p=0.05, n_resamples=1000, seed=0, bonferroni=False)`` -> ``Comparison``
+  (p-value matrix, ``str()`` prints a ranx-style table).
 
 Undefined cases follow scipy: NaN with ``nan_policy='propagate'``; constant input gives NaN with
 ``scipy.stats.ConstantInputWarning`` (scipy's kendalltau is silent there; we warn for all).
 Deliberate differences: fewer than two items raises ``ValueError`` (scipy returns NaN or
 raises depending on the function) and +-inf is an error for Pearson, RMSE and R^2.
 """
+
 from .bootstrap import (
     STATISTICS,
     AggregateScore,
@@ -88,11 +90,33 @@ from .leaderboard import (
 )
 
 __all__ = [
-    "Comparison", "Leaderboard", "LeaderboardCorrelation", "bootstrap_leaderboard_correlation", "compare",
+    "Comparison",
+    "Leaderboard",
+    "LeaderboardCorrelation",
+    "bootstrap_leaderboard_correlation",
+    "compare",
     "leaderboard_correlation",
-    "STATISTICS", "AggregateScore", "BootstrapAggregator", "BootstrapResult", "CorrelationResult",
-    "MeanResult", "PairedBootstrapResult", "RowsResult", "bootstrap", "goodman_kruskal_gamma",
-    "goodman_kruskal_gamma_rows", "kendalltau", "kendalltau_rows", "micro_average",
-    "paired_bootstrap_correlation", "paired_bootstrap_means", "pearsonr", "pearsonr_rows",
-    "r2_score", "rmse", "rouge_bootstrap_percentiles", "spearmanr", "spearmanr_rows",
+    "STATISTICS",
+    "AggregateScore",
+    "BootstrapAggregator",
+    "BootstrapResult",
+    "CorrelationResult",
+    "MeanResult",
+    "PairedBootstrapResult",
+    "RowsResult",
+    "bootstrap",
+    "goodman_kruskal_gamma",
+    "goodman_kruskal_gamma_rows",
+    "kendalltau",
+    "kendalltau_rows",
+    "micro_average",
+    "paired_bootstrap_correlation",
+    "paired_bootstrap_means",
+    "pearsonr",
+    "pearsonr_rows",
+    "r2_score",
+    "rmse",
+    "rouge_bootstrap_percentiles",
+    "spearmanr",
+    "spearmanr_rows",
 ]

@@ -22,7 +22,15 @@ from scipy import special
 from ..signature import make_signature
 from . import _kernels as K
 from ._threads import numba_threads
-from ._validate import ALTERNATIVES, NAN_POLICIES, as_float_array, check_choice, check_pair, check_stream_size, first_bad
+from ._validate import (
+    ALTERNATIVES,
+    NAN_POLICIES,
+    as_float_array,
+    check_choice,
+    check_pair,
+    check_stream_size,
+    first_bad,
+)
 
 STATISTICS = {
     "mean": K.MEAN,
@@ -56,8 +64,7 @@ def _check_seed(seed):
 
 
 def _check_resamples(n_resamples):
-    if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, (int, np.integer)) \
-            or n_resamples < 1:
+    if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive int, got {n_resamples!r}")
     return int(n_resamples)
 
@@ -90,7 +97,9 @@ def _prepare_sample(data, code, nan_policy):
         if nan_policy == "raise" and nan.any():
             raise ValueError(f"data contains NaN at {first_bad(x, nan)} (nan_policy='raise')")
         if finite and np.isinf(x).any():
-            raise ValueError(f"data contains {x[np.isinf(x)][0]} at {first_bad(x, np.isinf(x))}; the mean needs finite values")
+            raise ValueError(
+                f"data contains {x[np.isinf(x)][0]} at {first_bad(x, np.isinf(x))}; the mean needs finite values"
+            )
     keep = ~(np.isnan(x) | np.isnan(y))
     if not keep.all():
         x, y = np.ascontiguousarray(x[keep]), np.ascontiguousarray(y[keep])
@@ -146,15 +155,26 @@ def _bca_probabilities(theta_hat, theta_b, jack, alpha):
     z0 = special.ndtri(percentile)
     n = float(jack.size)
     u = (n - 1) * (np.mean(jack) - jack)
-    a_hat = 1 / 6 * (np.sum(u ** 3) / n ** 3) / (np.sum(u ** 2) / n ** 2) ** (3 / 2)
+    a_hat = 1 / 6 * (np.sum(u**3) / n**3) / (np.sum(u**2) / n**2) ** (3 / 2)
     z_alpha = float(special.ndtri(alpha))
     num1 = z0 + z_alpha
     num2 = z0 - z_alpha
     return special.ndtr(z0 + num1 / (1 - a_hat * num1)), special.ndtr(z0 + num2 / (1 - a_hat * num2))
 
 
-def bootstrap(data, statistic="mean", *, n_resamples=9999, confidence_level=0.95, method="bca",
-              alternative="two-sided", seed=0, rng="qascore", nan_policy="raise", n_jobs=None):
+def bootstrap(
+    data,
+    statistic="mean",
+    *,
+    n_resamples=9999,
+    confidence_level=0.95,
+    method="bca",
+    alternative="two-sided",
+    seed=0,
+    rng="qascore",
+    nan_policy="raise",
+    n_jobs=None,
+):
     """Bootstrap confidence interval of a statistic (percentile, basic or BCa), as scipy.stats.bootstrap.
 
     data: a 1-D sample for 'mean', or a pair (x, y) resampled together for the paired statistics
@@ -186,21 +206,35 @@ def bootstrap(data, statistic="mean", *, n_resamples=9999, confidence_level=0.95
     if np.isnan(low) or np.isnan(high):
         from scipy.stats import DegenerateDataWarning
 
-        warnings.warn(DegenerateDataWarning(
-            f"the {method} interval of {statistic} cannot be calculated (degenerate bootstrap distribution "
-            "or undefined statistic); it is NaN"), stacklevel=2)
+        warnings.warn(
+            DegenerateDataWarning(
+                f"the {method} interval of {statistic} cannot be calculated (degenerate bootstrap distribution "
+                "or undefined statistic); it is NaN"
+            ),
+            stacklevel=2,
+        )
     if method == "basic":
         low, high = 2 * theta_hat - high, 2 * theta_hat - low
     if alternative == "less":
         low = -np.inf
     elif alternative == "greater":
         high = np.inf
-    sig = make_signature("bootstrap", statistic=statistic, method=method, level=level, alternative=alternative,
-                         resamples=n_resamples, seed=seed, rng=rng, nan_policy=nan_policy)
+    sig = make_signature(
+        "bootstrap",
+        statistic=statistic,
+        method=method,
+        level=level,
+        alternative=alternative,
+        resamples=n_resamples,
+        seed=seed,
+        rng=rng,
+        nan_policy=nan_policy,
+    )
     return BootstrapResult(theta_hat, low, high, float(np.std(theta_b, ddof=1)), theta_b, sig)
 
 
 # ---------------------------------------------------------------- paired bootstrap tests
+
 
 @dataclass(frozen=True)
 class PairedBootstrapResult:
@@ -230,8 +264,9 @@ def _paired_result(a, b, diffs, level, sig):
     # numpy's linear quantile (type 7, as scipy's): no scipy parity to keep here, and it is 5x faster
     low, high = (float(v) for v in np.quantile(diffs, (alpha, 1 - alpha)))
     n = diffs.size
-    return PairedBootstrapResult(float(a), float(b), float(a - b), wins / n, ties / n, (n - wins) / n,
-                                 low, high, n, sig)
+    return PairedBootstrapResult(
+        float(a), float(b), float(a - b), wins / n, ties / n, (n - wins) / n, low, high, n, sig
+    )
 
 
 def paired_bootstrap_means(scores_a, scores_b, *, n_resamples=1000, seed=0, confidence_level=0.95, n_jobs=None):
@@ -255,8 +290,9 @@ def paired_bootstrap_means(scores_a, scores_b, *, n_resamples=1000, seed=0, conf
     return _paired_result(K.mean(a), K.mean(b), diffs, level, sig)
 
 
-def paired_bootstrap_correlation(metric_a, metric_b, human, *, statistic="pearson", n_resamples=1000, seed=0,
-                                 confidence_level=0.95, n_jobs=None):
+def paired_bootstrap_correlation(
+    metric_a, metric_b, human, *, statistic="pearson", n_resamples=1000, seed=0, confidence_level=0.95, n_jobs=None
+):
     """Does metric A correlate better with human scores than metric B? Resample items, recompute both.
 
     statistic: any paired statistic of STATISTICS except 'mean' (for 'rmse' lower is better, so
@@ -284,6 +320,7 @@ def paired_bootstrap_correlation(metric_a, metric_b, human, *, statistic="pearso
 
 
 # ---------------------------------------------------------------- micro-averaged mean
+
 
 @dataclass(frozen=True)
 class MeanResult:
@@ -386,20 +423,34 @@ class BootstrapAggregator:
         result = {}
         for score_type, scores in self._scores.items():
             percentiles = rouge_bootstrap_percentiles(
-                np.vstack(tuple(scores)), confidence_interval=self._confidence_interval,
-                n_samples=self._n_samples, random_state=self._random_state)
+                np.vstack(tuple(scores)),
+                confidence_interval=self._confidence_interval,
+                n_samples=self._n_samples,
+                random_state=self._random_state,
+            )
             cls = scores[0].__class__
             result[score_type] = AggregateScore(*(cls(*percentiles[j, :]) for j in range(3)))
         return result
 
     @property
     def signature(self) -> str:
-        return make_signature("rouge_bootstrap", level=self._confidence_interval, samples=self._n_samples,
-                              rng="numpy-legacy")
+        return make_signature(
+            "rouge_bootstrap", level=self._confidence_interval, samples=self._n_samples, rng="numpy-legacy"
+        )
 
 
 __all__ = [
-    "AggregateScore", "BootstrapAggregator", "BootstrapResult", "MeanResult", "NAN_POLICIES",
-    "PairedBootstrapResult", "STATISTICS", "bootstrap", "bootstrap_distribution", "micro_average",
-    "paired_bootstrap_correlation", "paired_bootstrap_means", "rouge_bootstrap_percentiles",
+    "AggregateScore",
+    "BootstrapAggregator",
+    "BootstrapResult",
+    "MeanResult",
+    "NAN_POLICIES",
+    "PairedBootstrapResult",
+    "STATISTICS",
+    "bootstrap",
+    "bootstrap_distribution",
+    "micro_average",
+    "paired_bootstrap_correlation",
+    "paired_bootstrap_means",
+    "rouge_bootstrap_percentiles",
 ]

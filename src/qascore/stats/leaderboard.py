@@ -265,7 +265,8 @@ def bootstrap_leaderboard_correlation(a: Leaderboard, b: Leaderboard, *, statist
         jack = np.empty(q)
         for i in range(q):
             keep = np.arange(q) != i
-            jack[i] = K.statistic_of(code, np.array([K.mean(r[keep]) for r in A]), np.array([K.mean(r[keep]) for r in B]))
+            jack[i] = K.statistic_of(
+                code, np.array([K.mean(r[keep]) for r in A]), np.array([K.mean(r[keep]) for r in B]))
         with np.errstate(invalid="ignore", divide="ignore"):
             probs = _bca_probabilities(theta, out, jack, alpha)
     else:
@@ -274,8 +275,15 @@ def bootstrap_leaderboard_correlation(a: Leaderboard, b: Leaderboard, *, statist
         low, high = (float(v) for v in _quantile(out, probs))
     if sign < 0 and code not in (K.RMSE, K.R2):  # opposite orientations: agreement is negative correlation
         theta, low, high, out = -theta, -high, -low, -out
-    sig = make_signature("bootstrap_leaderboards", statistic=statistic, method=method, level=level,
-                         resamples=n_resamples, seed=seed, rng="qascore")
+    sig = make_signature(
+        "bootstrap_leaderboards",
+        statistic=statistic,
+        method=method,
+        level=level,
+        resamples=n_resamples,
+        seed=seed,
+        rng="qascore",
+    )
     return BootstrapResult(theta, low, high, float(np.std(out, ddof=1)), out, sig)
 
 
@@ -356,8 +364,11 @@ class Comparison:
                 won = [labels[j] for j in range(len(self.systems)) if j != i and self.beats(metric, i, j)]
                 value = f"{self.means[m, i]:.{digits}f}"
                 if won:
-                    value += f" [{','.join(won)}]" if ascii_only else \
-                        "".join(_SUPERSCRIPT.get(c, c) for c in "".join(won) if len(c) == 1)
+                    value += (
+                        f" [{','.join(won)}]"
+                        if ascii_only
+                        else "".join(_SUPERSCRIPT.get(c, c) for c in "".join(won) if len(c) == 1)
+                    )
                 cells.append(value)
             rows.append(cells)
         widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
@@ -370,8 +381,7 @@ class Comparison:
         return self.to_text()
 
 
-def compare(boards, *, test="paired_bootstrap", max_p=0.05, n_resamples=1000, seed=0, bonferroni=False,
-            n_jobs=None):
+def compare(boards, *, test="paired_bootstrap", max_p=0.05, n_resamples=1000, seed=0, bonferroni=False, n_jobs=None):
     """Pairwise significance table of systems (as ranx.compare), one column per metric.
 
     boards: one Leaderboard, or a mapping metric name -> Leaderboard over the same systems and
@@ -403,5 +413,6 @@ def compare(boards, *, test="paired_bootstrap", max_p=0.05, n_resamples=1000, se
                     p = paired_pvalue(board.scores[i] - board.scores[j], test, n_resamples, seed)
                     pvalues[m, i, j] = pvalues[m, j, i] = min(1.0, p * pairs) if bonferroni else p
     sig = make_signature("compare", test=test, max_p=max_p, resamples=n_resamples, seed=seed, bonferroni=bonferroni)
-    return Comparison(first.systems, metrics, means, pvalues, tuple(b.higher_is_better for b in aligned),
-                      float(max_p), test, sig)
+    return Comparison(
+        first.systems, metrics, means, pvalues, tuple(b.higher_is_better for b in aligned), float(max_p), test, sig
+    )

@@ -13,8 +13,9 @@ no Python string is made per token type unless someone asks the vocabulary for t
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
-from typing import Callable, Hashable, Optional, Sequence
+from functools import cache
+
+from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
 
@@ -34,7 +35,7 @@ MODE_ROUGE, MODE_WHITESPACE, MODE_CHAR, MODE_CLASSES = (
 _UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
 _TOKEN_ENCODING = {MODE_ROUGE: "ascii", MODE_WHITESPACE: _UTF32, MODE_CHAR: _UTF32, MODE_CLASSES: _UTF32}
 
-Rewrite = Optional[Callable[[str], str]]
+Rewrite = Callable[[str], str] | None
 
 
 class _RawToIds:
@@ -129,7 +130,7 @@ def lean_encoder(vocab: Vocabulary, mode: int) -> Callable[[list[str]], tuple[np
     return encode
 
 
-@lru_cache(maxsize=None)
+@cache
 def class_table(char_class: Callable[[str], int], word: int, single: int, mark: int, separator: int) -> np.ndarray:
     """The kernel's uint8 class of every code point, from a Python rule ``char_class(char)``
     whose results are ``word``/``single``/``mark``/``separator`` (built once per rule, ~1 s)."""

@@ -23,7 +23,7 @@ consonants, as in NLTK.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Optional
+
 from collections.abc import Callable, Sequence
 
 _VOWELS = frozenset("aeiou")
@@ -93,7 +93,7 @@ def _m_above_one(stem: str) -> bool:
     return _measure(stem) > 1
 
 
-Condition = Optional[Callable[[str], bool]]
+Condition = Callable[[str], bool] | None
 Rule = tuple[str, str, Condition]
 
 

@@ -196,7 +196,8 @@ class UnicodeWordTokenizer(_TokenizerBase):
     numbers (N*), combining marks (M*) included when they follow one; everything else (spaces,
     punctuation, symbols, underscore) separates tokens. Characters of scripts written without
     spaces between words (CJK ideographs, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar) are each
-    one token, keeping the combining marks that follow them; their digits still group. A mark with nothing to attach to is
+    one token, keeping the combining marks that follow them; their digits still group. A mark with nothing to
+    attach to is
     dropped. With ``use_stemmer``, tokens of ASCII letters and digits longer than 3 characters are
     Porter-stemmed as in the rouge tokeniser.
     """
@@ -233,7 +234,9 @@ class UnicodeWordTokenizer(_TokenizerBase):
     def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens:
         classes = class_table(unicode_char_class, WORD, SINGLE, MARK, SEPARATOR)
         rewrite = _stem_long_ascii_word if self.use_stemmer else None
-        return encode_texts(texts, vocab, n_jobs, MODE_CLASSES, rewrite and "porter-ascii>3", rewrite, classes, str.casefold)
+        return encode_texts(
+            texts, vocab, n_jobs, MODE_CLASSES, rewrite and "porter-ascii>3", rewrite, classes, str.casefold
+        )
 
     def __repr__(self) -> str:
         return f"UnicodeWordTokenizer(use_stemmer={self.use_stemmer})"
