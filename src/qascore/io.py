@@ -209,7 +209,8 @@ def write_jsonl(records: Iterable[Any], out: IO[str]) -> None:
 @contextlib.contextmanager
 def open_output(path=None) -> Iterator[IO[str]]:
     """A text stream for results: stdout for ``None`` or ``-``; otherwise a temporary file beside
-    ``path`` that replaces ``path`` only when the block finishes without an error."""
+    ``path`` that replaces ``path`` only when the block finishes without an error (gzip-compressed
+    when ``path`` ends in ``.gz``)."""
     if path is None or str(path) == STDIN:
         yield sys.stdout
         sys.stdout.flush()
@@ -217,8 +218,12 @@ def open_output(path=None) -> Iterator[IO[str]]:
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
-            yield stream
+        if target.suffix == ".gz":
+            with os.fdopen(fd, "wb") as raw, gzip.open(raw, "wt", encoding="utf-8", newline="\n") as stream:
+                yield stream
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+                yield stream
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

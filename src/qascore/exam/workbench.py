@@ -8,11 +8,10 @@ distinct (query, paragraph) is graded once with our solver, written as workbench
 """
 from __future__ import annotations
 
-import gzip
 import hashlib
 from dataclasses import dataclass
 
-from ..io import dumps
+from ..io import dumps, open_output
 from .model import Articles, QuestionBank
 from .scoring import QuestionRecord, is_correct
 from .solvers.base import Solver
@@ -80,9 +79,8 @@ def write_workbench_graded(graded: list[GradedParagraph], path, *, solver: Solve
     by_query: dict[str, list[GradedParagraph]] = {}
     for g in graded:
         by_query.setdefault(g.query_id, []).append(g)
-    opener = gzip.open if str(path).endswith(".gz") else open
     settings = solver.settings()
-    with opener(path, "wt", encoding="utf-8") as fh:
+    with open_output(path) as fh:
         for query_id, paras in by_query.items():
             out = []
             for g in paras:

@@ -79,6 +79,7 @@ class RagScores:
     signature: str
 
     def lines(self) -> list[str]:
+        # the standard json module's spacing: the official metric files, byte for byte
         return [json.dumps(row) for row in self.per_topic + [self.mean]]
 
 
