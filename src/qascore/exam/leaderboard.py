@@ -13,6 +13,8 @@ other line ``system<TAB>measure<TAB>...``, then one system a line with a score p
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 from ..errors import InputFormatError
@@ -33,6 +35,16 @@ def exam_leaderboard(result, measure: str = "exam", name: str = "EXAM") -> Leade
     return Leaderboard.from_means({s: getattr(v, measure) for s, v in result.systems.items()}, name=name)
 
 
+def _finite_numbers(cells: list[str], path, lineno: int, what: str) -> list[float]:
+    try:
+        values = [float(v) for v in cells]
+    except ValueError:
+        raise InputFormatError(path, lineno, f"{what} must be numbers") from None
+    if not all(math.isfinite(v) for v in values):
+        raise InputFormatError(path, lineno, f"{what} must be finite")
+    return values
+
+
 def read_leaderboard(path, name: str | None = None) -> Leaderboard:
     means: dict[str, float] = {}
     stderr: dict[str, float] = {}
@@ -42,12 +54,7 @@ def read_leaderboard(path, name: str | None = None) -> Leaderboard:
         parts = line.split()
         if len(parts) not in (2, 3):
             raise InputFormatError(path, lineno, f"expected 'system score [stderr]', got {len(parts)} fields")
-        try:
-            values = [float(v) for v in parts[1:]]
-        except ValueError:
-            raise InputFormatError(path, lineno, "score and stderr must be numbers") from None
-        if any(v != v or abs(v) == float("inf") for v in values):
-            raise InputFormatError(path, lineno, "score and stderr must be finite")
+        values = _finite_numbers(parts[1:], path, lineno, "score and stderr")
         if len(values) == 2 and values[1] < 0:
             raise InputFormatError(path, lineno, "stderr must be >= 0")
         if parts[0] in means:
@@ -78,12 +85,7 @@ def read_leaderboard_table(path) -> dict[str, Leaderboard]:
             continue
         if len(cells) != len(header):
             raise InputFormatError(path, lineno, f"expected {len(header)} tab-separated columns, got {len(cells)}")
-        try:
-            values = [float(v) for v in cells[1:]]
-        except ValueError:
-            raise InputFormatError(path, lineno, "scores must be numbers") from None
-        if any(v != v or abs(v) == float("inf") for v in values):
-            raise InputFormatError(path, lineno, "scores must be finite")
+        values = _finite_numbers(cells[1:], path, lineno, "scores")
         if cells[0] in columns[header[1]]:
             raise InputFormatError(path, lineno, f"duplicate system {cells[0]!r}")
         for measure, value in zip(header[1:], values):

@@ -129,9 +129,14 @@ def _rewrite_qattention(g: _Graph, node, helper) -> None:
     float_inputs = [g.float_input(inputs[0], node), weight, inputs[2], inputs[5], inputs[8]]
     while float_inputs and not float_inputs[-1]:
         float_inputs.pop()
+    _replace_with_float_node(g, node, helper, "Attention", float_inputs)
+
+
+def _replace_with_float_node(g: _Graph, node, helper, op_type: str, float_inputs: list) -> None:
+    """Swap ``node`` for the float contrib operator ``op_type`` with the same outputs and attributes."""
     g.added.append(
         helper.make_node(
-            "Attention",
+            op_type,
             float_inputs,
             list(node.output),
             name=f"{node.output[0]}_float",
@@ -147,17 +152,7 @@ def _rewrite_qembed_layernorm(g: _Graph, node, helper) -> None:
     # then their 5 scales and 5 zero points
     tables = [g.dequantised(node.input[2 + k], node.input[8 + k], node.input[13 + k]) for k in range(5)]
     float_inputs = [node.input[0], node.input[1], *tables, node.input[7]]
-    g.added.append(
-        helper.make_node(
-            "EmbedLayerNormalization",
-            float_inputs,
-            list(node.output),
-            name=f"{node.output[0]}_float",
-            domain="com.microsoft",
-            **{a.name: helper.get_attribute_value(a) for a in node.attribute},
-        )
-    )
-    g.remove(node)
+    _replace_with_float_node(g, node, helper, "EmbedLayerNormalization", float_inputs)
 
 
 _REWRITES = {
