@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import qascore
 from qascore.ava import default_linear_model, load_jsonl_triples
 from qascore.cli import main as cli_main
 
@@ -62,7 +63,8 @@ def test_score_shipped_model(tmp_path):
 
 
 def test_score_from_stdin():
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    # the child imports the qascore this test imported (the installed one in CI, src/ in a dev tree)
+    env = {**os.environ, "PYTHONPATH": str(Path(qascore.__file__).resolve().parents[1])}
     done = subprocess.run([sys.executable, "-m", "qascore", "ava", "score", "-", "--model", "linear"],
                           input=DEMO.read_bytes(), capture_output=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr.decode()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import qascore
 from qascore.cli import main
 from qascore.cli.demo import demo_data_dir
 
@@ -98,7 +99,8 @@ def test_progress_goes_to_stderr(capsys):
 
 
 def test_questions_from_stdin(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    # the child imports the qascore this test imported (the installed one in CI, src/ in a dev tree)
+    env = {**os.environ, "PYTHONPATH": str(Path(qascore.__file__).resolve().parents[1])}
     cmd = [sys.executable, "-m", "qascore", "exam", "-q", "-", "--questions-format", "jsonl",
            "--articles", SYSTEMS[0], "--articles", SYSTEMS[1], "--json"]
     with open(DEMO / "questions.jsonl", "rb") as stdin:
