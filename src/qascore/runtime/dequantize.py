@@ -45,7 +45,7 @@ def is_dynamic_int8(model) -> bool:
 class _Graph:
     """Producers, consumers and initializers of one graph, for pattern rewriting."""
 
-    def __init__(self, model):
+    def __init__(self, model) -> None:
         _, self._numpy_helper = _onnx()
         self.graph = model.graph
         self.initializers = {init.name: init for init in self.graph.initializer}
