@@ -2,9 +2,13 @@
 import gzip
 import io as _io
 import math
+import os
+import tempfile
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from qascore import io
 from qascore.errors import InputFormatError
@@ -103,3 +107,23 @@ def test_chunked():
     assert list(io.chunked([], 3)) == []
     with pytest.raises(ValueError, match="chunk size"):
         list(io.chunked([1], 0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "é", "\n", "\r", "\r\n", " "]), max_size=20).map("".join))
+def test_line_endings_are_python_universal_newlines(text):
+    """LF, CRLF and a lone CR (old Mac files) all end a line, exactly as Python's text mode reads them."""
+    expected = _io.TextIOWrapper(_io.BytesIO(text.encode()), encoding="utf-8", newline=None).read().split("\n")
+    if expected[-1] == "":
+        expected.pop()
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "lines.txt")
+        with open(path, "wb") as f:
+            f.write(text.encode())
+        assert [line for _, line in io.iter_lines(path)] == expected
+
+
+def test_cr_only_file_reads_as_lines(tmp_path):
+    old_mac = tmp_path / "cr.txt"
+    old_mac.write_bytes(b"first\rsecond\rthird\r")
+    assert list(io.iter_lines(old_mac)) == [(1, "first"), (2, "second"), (3, "third")]

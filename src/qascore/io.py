@@ -57,21 +57,38 @@ def open_text(path) -> IO[str]:
     return open(path, encoding="utf-8-sig", errors="strict", newline="")
 
 
-def iter_lines(path) -> Iterator[tuple[int, str]]:
-    """Yield (line number, line without its newline); a leading BOM is dropped.
+def _raw_lines(stream) -> Iterator[bytes]:
+    """Lines of a binary stream without their endings; a line ends at LF, CRLF or a lone CR (the
+    universal newlines of Python's text files, so old Mac files are not read as one line)."""
+    for data in stream:
+        ended = data.endswith(b"\n")
+        body = data[:-1] if ended else data
+        if ended and body.endswith(b"\r"):
+            body = body[:-1]
+        if b"\r" not in body:
+            yield body
+            continue
+        pieces = body.split(b"\r")
+        if not ended and body.endswith(b"\r"):
+            pieces.pop()  # a CR that ends the file ends its last line
+        yield from pieces
 
-    Invalid UTF-8 raises :class:`InputFormatError` naming the line and byte.
+
+def iter_lines(path) -> Iterator[tuple[int, str]]:
+    """Yield (line number, line without its ending); a leading BOM is dropped.
+
+    Lines end at LF, CRLF or a lone CR. Invalid UTF-8 raises :class:`InputFormatError` naming the
+    line and byte.
     """
     name = display_name(path)
     with _open_binary(path) as stream:
-        for lineno, data in enumerate(stream, 1):
+        for lineno, data in enumerate(_raw_lines(stream), 1):
             if lineno == 1 and data.startswith(b"\xef\xbb\xbf"):
                 data = data[3:]
             try:
-                text = data.decode("utf-8")
+                yield lineno, data.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise InputFormatError(name, lineno, f"invalid UTF-8 ({exc.reason} at byte {exc.start})") from None
-            yield lineno, text.rstrip("\r\n") if text.endswith("\n") else text
 
 
 def parse_json(text: str | bytes, path, lineno: int | None) -> Any:

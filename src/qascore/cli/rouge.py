@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from ..io import STDIN, dumps, iter_texts, open_output, write_jsonl
+from ..io import STDIN, display_name, dumps, iter_texts, open_output, write_jsonl
 from ..lexical.rouge import MULTI_REF_MODES, Rouge, RougeArrays, RougeResult, parse_rouge_types, rouge
 from . import options
 
@@ -112,6 +112,8 @@ def run(args) -> int:
         args.output_format = _OLD_OUTPUT_FORMATS[args.old_output_format]
     _check_stdin(args.predictions, args.references)
     predictions = list(iter_texts(args.predictions, args.format, args.pred_field, tsv_header=args.tsv_header))
+    if not predictions:  # a mean over nothing would print 0.0 as if it were a score
+        raise ValueError(f"{display_name(args.predictions)}: no prediction to score (the file is empty)")
     streams = [list(iter_texts(p, args.format, args.ref_field, tsv_header=args.tsv_header, allow_lists=True))
                for p in args.references]
     references = _merge_reference_files(streams, args.references, len(predictions), args.predictions)

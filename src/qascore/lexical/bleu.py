@@ -9,8 +9,8 @@ References are given per hypothesis (``references[i]`` is the list of references
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-
 from itertools import chain
 
 import numpy as np
@@ -147,6 +147,19 @@ def closest_reference_lengths(hyp_len: np.ndarray, ref_len: np.ndarray, groups: 
     return (np.minimum.reduceat(key, groups[:-1]) & np.int64(0xFFFFFFFF)) if len(key) else key
 
 
+def check_smoothing(smooth_method: str, smooth_value) -> None:
+    """A known method, and a smoothing value that is None or a finite real number (NaN would
+    silently give a score of 0)."""
+    if smooth_method not in SMOOTH_DEFAULTS:
+        raise ValueError(f"unknown smooth_method {smooth_method!r}; known: {', '.join(SMOOTH_DEFAULTS)}")
+    if smooth_value is None:
+        return
+    if isinstance(smooth_value, bool) or not isinstance(smooth_value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"smooth_value must be a real number, got {type(smooth_value).__name__}")
+    if not math.isfinite(smooth_value):
+        raise ValueError(f"smooth_value must be finite, got {smooth_value!r}")
+
+
 def bleu_from_statistics(correct, total, sys_len, ref_len, *, smooth_method: str = "exp",
                          smooth_value=None, effective_order: bool = False):
     """sacrebleu's ``BLEU.compute_bleu`` for many rows at once, with its exact float operations.
@@ -154,8 +167,7 @@ def bleu_from_statistics(correct, total, sys_len, ref_len, *, smooth_method: str
     Returns (score[Q], precisions[Q, N], bp[Q], counts[Q, N], totals[Q, N]); counts and totals
     include the add-k adjustment as sacrebleu's objects do.
     """
-    if smooth_method not in SMOOTH_DEFAULTS:
-        raise ValueError(f"unknown smooth_method {smooth_method!r}; known: {', '.join(SMOOTH_DEFAULTS)}")
+    check_smoothing(smooth_method, smooth_value)
     if smooth_value is None:
         smooth_value = SMOOTH_DEFAULTS[smooth_method]
     correct = np.array(correct, dtype=np.float64, ndmin=2)
@@ -218,8 +230,7 @@ class BLEU(Metric):
     def __init__(self, tokenize: str = "13a", *, lowercase: bool = False, smooth_method: str = "exp",
                  smooth_value=None, max_ngram_order: int = 4, effective_order: bool = False,
                  n_jobs: int | None = None):
-        if smooth_method not in SMOOTH_DEFAULTS:
-            raise ValueError(f"unknown smooth_method {smooth_method!r}; known: {', '.join(SMOOTH_DEFAULTS)}")
+        check_smoothing(smooth_method, smooth_value)
         if not isinstance(max_ngram_order, int) or max_ngram_order < 1:
             raise ValueError(f"max_ngram_order must be a positive int, got {max_ngram_order!r}")
         self.tokenizer = get_sacrebleu_tokenizer(tokenize)

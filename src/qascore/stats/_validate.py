@@ -16,16 +16,40 @@ def check_choice(value, allowed, name: str):
     return value
 
 
-def as_float_array(values, name: str, ndim: int) -> np.ndarray:
-    """A C-contiguous float64 array of exactly ndim dimensions; anything else is a TypeError/ValueError."""
+_EXACT_FLOAT_INT = 2**53  # integers beyond this are not all representable as float64
+
+
+def as_float_array(values, name: str, ndim: int, order_only: bool = False) -> np.ndarray:
+    """A C-contiguous float64 array of exactly ndim dimensions; anything else is a TypeError/ValueError.
+
+    ``None`` is an error naming where it sits (numpy would read it as NaN). With ``order_only``
+    (rank statistics), integers beyond 2**53, which float64 would round into false ties, are
+    replaced by their dense ranks: the same order and ties, exactly.
+    """
+    raw = values if isinstance(values, np.ndarray) else np.asarray(values)
+    if raw.dtype == object:
+        is_none = np.frompyfunc(lambda v: v is None, 1, 1)(raw).astype(bool)
+        if is_none.any():
+            raise TypeError(f"{name} contains None at {first_bad(raw, is_none)}")
+    if order_only and raw.size and _has_inexact_integers(raw):
+        _, dense = np.unique(raw, return_inverse=True)
+        raw = dense.reshape(raw.shape)
     try:
-        arr = np.asarray(values, dtype=np.float64)
+        arr = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must hold real numbers: {exc}") from None
     if arr.ndim != ndim:
         shape = "a 1-D sequence" if ndim == 1 else "a 2-D array (rows x items)"
         raise ValueError(f"{name} must be {shape}, got an array of shape {arr.shape}")
     return np.ascontiguousarray(arr)
+
+
+def _has_inexact_integers(raw: np.ndarray) -> bool:
+    if raw.dtype.kind in "iu":
+        return bool(raw.max() > _EXACT_FLOAT_INT or raw.min() < -_EXACT_FLOAT_INT)
+    if raw.dtype == object:  # Python ints too large for int64 (floats mixed in stay as they are)
+        return all(isinstance(v, int) for v in raw.ravel()) and any(abs(v) > _EXACT_FLOAT_INT for v in raw.ravel())
+    return False
 
 
 def first_bad(arr: np.ndarray, bad: np.ndarray) -> str:
@@ -43,8 +67,9 @@ def check_pair(x, y, names, nan_policy: str, finite: bool, ndim: int):
     statistics accept +-inf as ordinary extreme values, as scipy does.
     """
     check_choice(nan_policy, NAN_POLICIES, "nan_policy")
-    x = as_float_array(x, names[0], ndim)
-    y = as_float_array(y, names[1], ndim)
+    # rank statistics (finite=False) depend only on order: huge integers keep it exactly
+    x = as_float_array(x, names[0], ndim, order_only=not finite)
+    y = as_float_array(y, names[1], ndim, order_only=not finite)
     if x.shape != y.shape:
         what = "items" if ndim == 1 else "shape"
         sx = x.shape[0] if ndim == 1 else x.shape
