@@ -65,3 +65,15 @@ def test_whitespace_tokenizer_does_not_glue_a_bom_to_the_first_token(tmp_path, c
     assert main(["rouge", "-p", str(pred), "-r", str(ref), "--types", "rouge1", "--tokenizer", "whitespace",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["aggregate"]["rouge1"]["fmeasure"] == 1.0
+
+
+@pytest.mark.parametrize("refs,error,message", [
+    ([None], TypeError, r"references\[0\] must be a str or a list of str, got NoneType"),
+    ([["a", None]], TypeError, r"references\[0\] .* holding NoneType, str"),
+    ([[]], ValueError, r"references\[0\] is empty"),
+])
+def test_linear_ava_with_a_none_reference_names_the_row(refs, error, message):
+    from qascore.ava import default_linear_model
+
+    with pytest.raises(error, match=message):
+        default_linear_model().predict_proba(["who wrote hamlet"], refs, ["shakespeare"])

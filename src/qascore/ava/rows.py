@@ -21,12 +21,17 @@ def check_lengths(questions, references, candidates) -> int:
 def expand_rows(questions, references, candidates) -> tuple[list, list, list, np.ndarray]:
     """One row per (triple, reference): q, r, t lists and the owning triple index of each row.
 
-    ``references[i]`` is a string or a non-empty list of strings; an empty list is a ValueError.
+    ``references[i]`` is a string or a non-empty list of strings; an empty list is a ValueError,
+    anything else (None included) a TypeError naming the row.
     """
     check_lengths(questions, references, candidates)
     q, r, t, owner = [], [], [], []
     for i, refs in enumerate(references):
         refs = [refs] if isinstance(refs, str) else refs
+        if not isinstance(refs, (list, tuple)) or not all(isinstance(ref, str) for ref in refs):
+            raise TypeError(f"references[{i}] must be a str or a list of str, got {type(refs).__name__}"
+                            + (f" holding {', '.join(sorted({type(x).__name__ for x in refs}))}"
+                               if isinstance(refs, (list, tuple)) else ""))
         if len(refs) == 0:
             raise ValueError(f"references[{i}] is empty: every triple needs at least one reference")
         for ref in refs:
