@@ -37,7 +37,7 @@ __all__ = ["RougeScorer", "Score", "lcs_ind"]
 
 _ZERO = Score(precision=0, recall=0, fmeasure=0)
 
-PairEncoder = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
+_PairEncoder = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
 
 # MAX_VOCABULARY / VOCABULARY_CHECK_PERIOD live on the package (see its __init__) and are read
 # from there at run time
@@ -78,7 +78,7 @@ class RougeScorer(scoring.BaseScorer):
         # tokenizers with only tokenize() go through token lists
         self._encode = getattr(self._tokenizer, "encode_batch", None)
         self._vocab = Vocabulary()
-        self._pair_encoder: PairEncoder | None = None  # texts -> (ids, offsets) in self._vocab, see _encode_pair
+        self._pair_encoder: _PairEncoder | None = None  # texts -> (ids, offsets) in self._vocab, see _encode_pair
         self._encodings_until_check = 0
 
     # The vocabulary and the compiled encoders are caches: a pickle holds the settings only.
