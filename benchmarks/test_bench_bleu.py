@@ -46,6 +46,16 @@ def test_corpus_bleu_qascore(benchmark, pairs):
 
 
 @pytest.mark.benchmark(group="corpus-bleu-13a-msmarco")
+def test_corpus_bleu_qascore_compat_class(benchmark, pairs):
+    """The drop-in class with sacrebleu's reference streams: within 10% of the native call."""
+    from qascore.compat.sacrebleu import BLEU as CompatBLEU
+
+    hyps, _, streams = pairs
+    result = benchmark(CompatBLEU().corpus_score, hyps, streams)
+    assert result.score == sacrebleu.corpus_bleu(hyps, streams).score
+
+
+@pytest.mark.benchmark(group="corpus-bleu-13a-msmarco")
 def test_corpus_bleu_sacrebleu(benchmark, pairs):
     hyps, _, streams = pairs
     # A fresh metric per call: sacrebleu's tokeniser cache would otherwise time dictionary hits.

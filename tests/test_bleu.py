@@ -60,11 +60,17 @@ def test_scores_match_sacrebleu_on_generated_text(data, smooth, eff):
     width = max(len(r) for r in refs)
     streams = [[r[j] if j < len(r) else None for r in refs] for j in range(width)]
     theirs = SacreBLEU(tokenize="13a", smooth_method=smooth, effective_order=eff).corpus_score(hyps, streams)
-    assert ours.score == pytest.approx(theirs.score, abs=1e-12)
+    assert ours.score == theirs.score
     assert ours.counts == theirs.counts and ours.totals == theirs.totals
     assert (ours.sys_len, ours.ref_len) == (theirs.sys_len, theirs.ref_len)
-    assert ours.bp == pytest.approx(theirs.bp, abs=1e-15)
-    assert np.allclose(ours.precisions, theirs.precisions, atol=1e-12, rtol=0)
+    assert ours.bp == theirs.bp
+    assert ours.precisions == theirs.precisions
+
+
+def test_final_formula_is_bit_identical_where_numpy_exp_is_not():
+    # numpy's exp differs from math.exp (libm) in the last ulp here; sacrebleu uses math.exp
+    hyp, refs = "now year over more used your at", ["only more there said"]
+    assert compat.sentence_bleu(hyp, refs).score == sacrebleu.sentence_bleu(hyp, refs).score == 6.567274736060395
 
 
 def test_closest_reference_length_prefers_shorter_on_ties():
@@ -102,13 +108,13 @@ def test_corpus_and_sentence_bleu_match_sacrebleu_on_real_data(real_pairs, tok):
             ours = metric.score_statistics(ours_stats)
             theirs = SacreBLEU.compute_bleu(list(totals[2:6]), list(totals[6:]), totals[0], totals[1],
                                             smooth_method=smooth, effective_order=eff)
-            assert ours.score == pytest.approx(theirs.score, abs=1e-12), (smooth, eff)
+            assert ours.score == theirs.score, (smooth, eff)
             assert ours.counts == theirs.counts and ours.totals == theirs.totals
         sentence = BLEU(tok, smooth_method=smooth, effective_order=True)
         got = sentence._compute(ours_stats.correct, ours_stats.total, ours_stats.sys_len, ours_stats.ref_len)[0]
         want = [SacreBLEU.compute_bleu(list(s[2:6]), list(s[6:]), s[0], s[1], smooth_method=smooth,
                                        effective_order=True).score for s in sacre_stats]
-        assert np.max(np.abs(got - np.array(want))) <= 1e-12, smooth
+        assert got.tolist() == want, smooth
 
 
 def test_public_calls_match_sacrebleu(shared_data):
@@ -118,12 +124,12 @@ def test_public_calls_match_sacrebleu(shared_data):
     for tok in TOKENIZERS:
         ours = compat.corpus_bleu(hyps, streams, tokenize=tok)
         theirs = sacrebleu.corpus_bleu(hyps, streams, tokenize=tok)
-        assert ours.score == pytest.approx(theirs.score, abs=1e-12)
+        assert ours.score == theirs.score
         for h, r in list(zip(hyps, refs))[:40]:
             a = compat.sentence_bleu(h, r, tokenize=tok, smooth_method="floor")
             b = sacrebleu.sentence_bleu(h, r, tokenize=tok, smooth_method="floor")
-            assert a.score == pytest.approx(b.score, abs=1e-12)
-            assert (a.sys_len, a.ref_len, a.bp) == (b.sys_len, b.ref_len, pytest.approx(b.bp, abs=1e-15))
+            assert a.score == b.score
+            assert (a.sys_len, a.ref_len, a.bp) == (b.sys_len, b.ref_len, b.bp)
 
 
 def test_batch_sentence_scores_equal_single_calls():
@@ -132,8 +138,8 @@ def test_batch_sentence_scores_equal_single_calls():
     batch = BLEU(effective_order=True).sentence_scores(hyps, refs)
     single = [compat.sentence_bleu(h, r).score for h, r in zip(hyps, refs)]
     want = [sacrebleu.sentence_bleu(h, r).score for h, r in zip(hyps, refs)]
-    assert batch.tolist() == pytest.approx(single, abs=1e-12)
-    assert batch.tolist() == pytest.approx(want, abs=1e-12)
+    assert batch.tolist() == single
+    assert batch.tolist() == want
 
 
 # ---- defined outcomes ---------------------------------------------------------------------
@@ -145,9 +151,9 @@ def test_empty_inputs_have_defined_scores():
 
 
 def test_bad_input_is_named():
-    with pytest.raises(ValueError, match="reference stream 0 has 1 lines but there are 2"):
+    with pytest.raises(ValueError, match="the reference streams have 1 lines but there are 2 hypotheses"):
         compat.corpus_bleu(["a", "b"], [["a"]])
-    with pytest.raises(ValueError, match=r"references\[0\] is empty"):
+    with pytest.raises(ValueError, match="segment 0 has no reference"):
         compat.corpus_bleu(["a"], [[None]])
     with pytest.raises(TypeError, match=r"hypotheses\[1\] must be str"):
         BLEU().corpus_score(["a", 3], [["a"], ["b"]])
@@ -156,7 +162,7 @@ def test_bad_input_is_named():
 
 
 def test_signature_records_settings():
-    score = compat.corpus_bleu(["a b"], [["a b"]], tokenize="zh", smooth_method="floor")
+    score = BLEU("zh", smooth_method="floor").corpus_score(["a b"], [["a b"]])
     assert score.signature.startswith("qascore:bleu|nrefs:1|case:mixed|eff:no|tok:zh|smooth:floor[0.10]|ngram:4")
 
 

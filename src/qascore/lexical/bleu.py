@@ -15,6 +15,7 @@ from itertools import chain
 
 import numpy as np
 
+from .._kernels.bleu_score import brevity_penalties, geometric_means
 from .._parallel import resolve_n_jobs, threads_for
 from ..errors import check_same_length, check_text_batch
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
@@ -23,8 +24,6 @@ from ..text.packing import Vocabulary
 from ..text.sacrebleu_tokenizers import get_sacrebleu_tokenizer, preprocess_segment
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
-# sacrebleu's floor for log(0): it keeps a zero precision from raising and drives the score to 0.
-_LOG_ZERO = -9999999999.0
 
 
 @dataclass
@@ -162,7 +161,9 @@ def check_smoothing(smooth_method: str, smooth_value) -> None:
 
 def bleu_from_statistics(correct, total, sys_len, ref_len, *, smooth_method: str = "exp",
                          smooth_value=None, effective_order: bool = False):
-    """sacrebleu's ``BLEU.compute_bleu`` for many rows at once, with its exact float operations.
+    """sacrebleu's ``BLEU.compute_bleu`` for many rows at once, with its exact float operations
+    (the logs, exponentials and sum of the final formula in a kernel: numpy's exp and log are not
+    libm's).
 
     Returns (score[Q], precisions[Q, N], bp[Q], counts[Q, N], totals[Q, N]); counts and totals
     include the add-k adjustment as sacrebleu's objects do.
@@ -170,22 +171,22 @@ def bleu_from_statistics(correct, total, sys_len, ref_len, *, smooth_method: str
     check_smoothing(smooth_method, smooth_value)
     if smooth_value is None:
         smooth_value = SMOOTH_DEFAULTS[smooth_method]
-    correct = np.array(correct, dtype=np.float64, ndmin=2)
-    total = np.array(total, dtype=np.float64, ndmin=2)
+    # float32 statistics (sacrebleu's bootstrap sums them so) keep float32 precisions, as sacrebleu's
+    # Python arithmetic on numpy float32 scalars does
+    dtype = np.float32 if np.asarray(correct).dtype == np.float32 else np.float64
+    correct = np.array(correct, dtype=dtype, ndmin=2)
+    total = np.array(total, dtype=dtype, ndmin=2)
     sys_len = np.asarray(sys_len, dtype=np.float64).reshape(-1)
     ref_len = np.asarray(ref_len, dtype=np.float64).reshape(-1)
     rows, order = correct.shape
 
-    bp = np.ones(rows)
-    short = sys_len < ref_len
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bp = np.where(short, np.where(sys_len > 0, np.exp(1 - ref_len / sys_len), 0.0), bp)
+    bp = brevity_penalties(sys_len, ref_len)
 
-    precisions = np.zeros((rows, order))
+    precisions = np.zeros((rows, order), dtype=dtype)
     alive = (correct != 0).any(axis=1)  # sacrebleu returns 0 early when nothing matches (#141)
     matched_any = alive.copy()
     eff_order = np.full(rows, order, dtype=np.int64)
-    smooth_mteval = np.ones(rows)
+    smooth_mteval = np.ones(rows, dtype=dtype)
     for n in range(order):
         if smooth_method == "add-k" and n > 0:
             correct[alive, n] += smooth_value
@@ -202,13 +203,7 @@ def bleu_from_statistics(correct, total, sys_len, ref_len, *, smooth_method: str
         elif smooth_method == "floor":
             precisions[zero, n] = 100.0 * smooth_value / total[zero, n]
 
-    log_sum = np.zeros(rows)
-    positive = precisions > 0
-    logs = np.full((rows, order), _LOG_ZERO)
-    logs[positive] = np.log(precisions[positive])
-    for n in range(order):  # sequential, as Python's sum() adds them
-        log_sum = np.where(n < eff_order, log_sum + logs[:, n], log_sum)
-    score = np.where(matched_any, bp * np.exp(log_sum / eff_order), 0.0)
+    score = geometric_means(precisions.astype(np.float64), eff_order, bp, matched_any.view(np.uint8))
     return score, precisions, bp, correct, total
 
 
@@ -324,7 +319,7 @@ class BLEU(Metric):
             sys_len, ref_len = int(stats.sys_len.sum()), int(stats.ref_len.sum())
             correct, total = stats.correct.sum(axis=0), stats.total.sum(axis=0)
         score, prec, bp, counts, totals = self._compute(correct, total, sys_len, ref_len)
-        return BLEUScore(float(score[0]), _as_numbers(counts[0]), _as_numbers(totals[0]),
+        return BLEUScore(float(score[0]), as_numbers(counts[0]), as_numbers(totals[0]),
                          prec[0].tolist(), float(bp[0]), sys_len, ref_len, signature)
 
     def aggregate(self, statistics: Statistics) -> CorpusScore:
@@ -358,7 +353,7 @@ class BLEU(Metric):
         return self.score_statistics(stats, self.signature(self._nrefs([references])))
 
 
-def _as_numbers(values) -> list:
+def as_numbers(values) -> list:
     """Integers stay ints (as in sacrebleu) unless add-k made them fractional."""
     return [int(v) if float(v).is_integer() else float(v) for v in values]
 

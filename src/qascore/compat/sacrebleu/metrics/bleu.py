@@ -1,0 +1,113 @@
+"""sacrebleu's ``BLEU`` (2.6) on :class:`qascore.lexical.BLEU`'s compiled statistics."""
+from __future__ import annotations
+
+import numpy as np
+
+from ....lexical.bleu import BLEU as NativeBLEU
+from ....lexical.bleu import SMOOTH_DEFAULTS, as_numbers, bleu_from_statistics
+from .base import Metric, Score, Signature, logger
+
+MAX_NGRAM_ORDER = 4
+# sacrebleu's tokenisers; those without a qascore implementation raise at construction
+_TOKENIZERS = ("none", "zh", "13a", "intl", "char", "ja-mecab", "ko-mecab", "spm", "flores101", "flores200",
+               "spBLEU-1K")
+_NOT_PROVIDED = {"ja-mecab", "ko-mecab", "spm", "flores101", "flores200", "spBLEU-1K"}
+
+
+class BLEUSignature(Signature):
+    pass
+
+
+class BLEUScore(Score):
+    """sacrebleu's BLEU result: ``score``, ``counts``, ``totals``, ``precisions``, ``bp``,
+    ``sys_len``, ``ref_len``, ``ratio``."""
+
+    def __init__(self, score, counts, totals, precisions, bp, sys_len, ref_len):
+        super().__init__("BLEU", score)
+        self.bp = bp
+        self.counts = counts
+        self.totals = totals
+        self.sys_len = sys_len
+        self.ref_len = ref_len
+        self.precisions = precisions
+        self.prec_str = "/".join(f"{p:.1f}" for p in precisions)
+        self.ratio = sys_len / ref_len if ref_len else 0
+        self._verbose = (f"{self.prec_str} (BP = {bp:.3f} ratio = {self.ratio:.3f} hyp_len = {sys_len:d} "
+                         f"ref_len = {ref_len:d})")
+
+
+class BLEU(Metric):
+    """``sacrebleu.metrics.BLEU(lowercase, force, tokenize, smooth_method, smooth_value,
+    max_ngram_order, effective_order, trg_lang, references)``."""
+
+    SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
+    TOKENIZERS = _TOKENIZERS
+    TOKENIZER_DEFAULT = "13a"
+    _TOKENIZER_MAP = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+    _SIGNATURE_TYPE = BLEUSignature
+
+    def __init__(self, lowercase: bool = False, force: bool = False, tokenize: str | None = None,
+                 smooth_method: str = "exp", smooth_value=None, max_ngram_order: int = MAX_NGRAM_ORDER,
+                 effective_order: bool = False, trg_lang: str = "", references=None):
+        if tokenize is None:
+            tokenize = self._TOKENIZER_MAP.get(trg_lang, self.TOKENIZER_DEFAULT)
+        if tokenize in _NOT_PROVIDED:
+            raise ValueError(f"tokenize={tokenize!r} is not provided by qascore (it needs mecab or sentencepiece); "
+                             f"use sacrebleu itself for it. Provided: none, zh, 13a, intl, char")
+        self._native = NativeBLEU(tokenize, lowercase=lowercase, smooth_method=smooth_method,
+                                  smooth_value=smooth_value, max_ngram_order=max_ngram_order,
+                                  effective_order=effective_order)
+        self.trg_lang = trg_lang
+        self.lowercase = lowercase
+        self.smooth_method = smooth_method
+        self.smooth_value = smooth_value
+        self.max_ngram_order = max_ngram_order
+        self.effective_order = effective_order
+        self.tokenizer_signature = self._native.tokenizer.name
+        super().__init__(references)
+        self._force = force
+
+    @staticmethod
+    def compute_bleu(correct, total, sys_len: int, ref_len: int, smooth_method: str = "none", smooth_value=None,
+                     effective_order: bool = False, max_ngram_order: int = MAX_NGRAM_ORDER) -> BLEUScore:
+        """BLEU from its sufficient statistics (sacrebleu's static ``compute_bleu``)."""
+        correct = np.asarray(correct)[:max_ngram_order]
+        total = np.asarray(total)[:max_ngram_order]
+        if len(correct) < max_ngram_order or len(total) < max_ngram_order:
+            raise ValueError(f"correct and total need {max_ngram_order} entries (max_ngram_order)")
+        score, precisions, bp, counts, totals = bleu_from_statistics(
+            correct, total, sys_len, ref_len, smooth_method=smooth_method, smooth_value=smooth_value,
+            effective_order=effective_order)
+        return BLEUScore(float(score[0]), as_numbers(counts[0]), as_numbers(totals[0]),
+                         precisions[0].tolist(), float(bp[0]), int(sys_len), int(ref_len))
+
+    def _segment_rows(self, hypotheses, references) -> np.ndarray:
+        stats = self._native.segment_statistics(hypotheses, references)
+        return np.column_stack([stats.sys_len, stats.ref_len, stats.correct, stats.total]).astype(np.int64)
+
+    def _compute_score_from_stats(self, stats) -> BLEUScore:
+        n = self.max_ngram_order
+        return self.compute_bleu(stats[2:2 + n], stats[2 + n:], int(stats[0]), int(stats[1]),
+                                 smooth_method=self.smooth_method, smooth_value=self.smooth_value,
+                                 effective_order=self.effective_order, max_ngram_order=n)
+
+    def _scores_from_stats(self, rows) -> np.ndarray:
+        n = self.max_ngram_order
+        rows = np.asarray(rows)
+        return bleu_from_statistics(rows[:, 2:2 + n], rows[:, 2 + n:2 + 2 * n], rows[:, 0].astype(np.int64),
+                                    rows[:, 1].astype(np.int64), smooth_method=self.smooth_method,
+                                    smooth_value=self.smooth_value, effective_order=self.effective_order)[0]
+
+    def sentence_score(self, hypothesis, references) -> BLEUScore:  # type: ignore[override]
+        if not self.effective_order:
+            logger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
+        return super().sentence_score(hypothesis, references)  # type: ignore[return-value]
+
+    def _signature_info(self) -> tuple[dict, dict]:
+        smooth = self.smooth_method
+        default = SMOOTH_DEFAULTS[smooth]
+        if default is not None:
+            smooth += f"[{default if self.smooth_value is None else self.smooth_value:.2f}]"
+        info = {"case": "lc" if self.lowercase else "mixed", "eff": "yes" if self.effective_order else "no",
+                "tok": self.tokenizer_signature, "smooth": smooth}
+        return info, {"case": "c", "eff": "e", "tok": "tok", "smooth": "s"}
