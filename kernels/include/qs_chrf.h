@@ -1,0 +1,58 @@
+/* chrF's character classes and its F-score, in C so that the float operations are spelled out
+   one by one: the kernel picks the best reference with this function and f_scores() reports it,
+   and both must give sacrebleu's bits (setup.py compiles with -ffp-contract=off: no fused
+   multiply-add may merge two roundings into one). */
+#ifndef QS_CHRF_H
+#define QS_CHRF_H
+#include <Python.h>
+#include <stdint.h>
+
+/* str.split()'s whitespace (Py_UNICODE_ISSPACE, a table lookup that needs no GIL), ASCII
+   answered without a call. */
+static inline int qascore_chrf_space(Py_UCS4 c) {
+    if (c < 128) return c == 32 || (c >= 9 && c <= 13) || (c >= 28 && c <= 31);
+    return Py_UNICODE_ISSPACE(c);
+}
+
+/* string.punctuation, the characters chrF++'s word split peels off a word's ends. */
+static inline int qascore_chrf_punct(Py_UCS4 c) {
+    return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
+}
+
+/* sacrebleu 2.6 CHRF._compute_f_score of one row of `order` triplets [hyp, ref, match].
+   factor = float(beta ** 2) and factor1 = float(1 + beta ** 2), both rounded once from
+   Python's exact values as Python's int * float does. Python's int / int of counts below
+   2**53 is the division of the two doubles, and int * float converts the int first. */
+static inline double qascore_chrf_f_score(const int64_t *row, int order, double factor, double factor1,
+                                          int eps_smoothing) {
+    const double eps = 1e-16;
+    double score = 0.0, avg_prec = 0.0, avg_rec = 0.0, prec, rec, denom;
+    int effective_order = 0, i;
+    for (i = 0; i < order; i++) {
+        int64_t n_hyp = row[3 * i], n_ref = row[3 * i + 1], n_match = row[3 * i + 2];
+        prec = n_hyp > 0 ? (double)n_match / (double)n_hyp : eps;
+        rec = n_ref > 0 ? (double)n_match / (double)n_ref : eps;
+        denom = factor * prec + rec;
+        score += denom > 0 ? factor1 * prec * rec / denom : eps;
+        if (n_hyp > 0 && n_ref > 0) {  /* effective order, as sacrebleu < 2.0 */
+            avg_prec += prec;
+            avg_rec += rec;
+            effective_order++;
+        }
+    }
+    if (eps_smoothing) return 100.0 * score / (double)order;
+    if (effective_order == 0) {
+        avg_prec = avg_rec = 0.0;
+    } else {
+        avg_prec /= (double)effective_order;
+        avg_rec /= (double)effective_order;
+    }
+    if (avg_prec + avg_rec != 0.0) {
+        score = factor1 * avg_prec * avg_rec;
+        score /= factor * avg_prec + avg_rec;
+        return 100.0 * score;
+    }
+    return 0.0;
+}
+
+#endif /* QS_CHRF_H */

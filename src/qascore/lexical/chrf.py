@@ -1,0 +1,206 @@
+"""chrF and chrF++, sentence and corpus level, with sacreBLEU's semantics (2.6) on a compiled kernel.
+
+Owns: chrF's sufficient statistics (per character n-gram order, then per word n-gram order, the
+triplet [hypothesis n-grams, reference n-grams, matches] against the reference whose F-score is
+highest), its F-score with sacrebleu's effective-order and epsilon smoothing, and the score
+objects with signatures. Preprocessing is sacrebleu's: optional lowercasing (``str.lower``),
+whitespace dropped from character n-grams unless ``whitespace``, and for word n-grams
+``str.split()`` with one punctuation mark peeled off each word's end (else its start).
+
+References are given per hypothesis (``references[i]`` is the list of references of
+``hypotheses[i]``); the sacrebleu-compatible wrapper accepts sacrebleu's reference streams.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._parallel import resolve_n_jobs, threads_for
+from ..metric import CorpusScore, ExampleScores, Metric, Statistics
+from ..signature import make_signature
+from .bleu import BLEU, segment_lines
+
+
+@dataclass
+class CHRFScore:
+    """One chrF result (``score`` in [0, 100]) as sacrebleu's ``CHRFScore`` reports it."""
+
+    score: float
+    char_order: int
+    word_order: int
+    beta: float
+    signature: str = field(default="")
+
+    @property
+    def name(self) -> str:
+        """``chrF2`` for chrF, ``chrF2++`` for chrF++ (one ``+`` per word order)."""
+        return f"chrF{self.beta}" + "+" * self.word_order
+
+    def __str__(self) -> str:
+        text = f"{self.name} = {self.score:.2f}"
+        return f"{text} [{self.signature}]" if self.signature else text
+
+
+def _check_order(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return int(value)
+
+
+def _check_flag(value, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+def _beta_factors(beta) -> tuple[float, float]:
+    """``beta ** 2`` and ``1 + beta ** 2`` as the doubles sacrebleu's arithmetic uses (Python's
+    int * float rounds the exact integer once)."""
+    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.integer, np.floating)):
+        raise TypeError(f"beta must be a real number, got {type(beta).__name__}")
+    beta = beta.item() if isinstance(beta, np.generic) else beta
+    if not math.isfinite(beta) or beta < 0:
+        raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
+    factor = beta ** 2
+    try:
+        doubles = float(factor), float(1 + factor)
+    except OverflowError:
+        doubles = (math.inf, math.inf)
+    if not all(map(math.isfinite, doubles)):
+        raise ValueError(f"beta is too large: beta ** 2 must be a finite float, got beta = {beta!r}")
+    return doubles
+
+
+class CHRF(Metric):
+    """chrF (``word_order=0``) and chrF++ (``word_order=2``) with sacrebleu's settings:
+    ``char_order``, ``word_order``, ``beta`` (recall weighs beta times precision), ``lowercase``,
+    ``whitespace`` (keep whitespace in character n-grams) and ``eps_smoothing`` (chrF++.py's
+    epsilon smoothing instead of sacrebleu's effective order). Batch calls use ``n_jobs`` threads.
+
+    As a :class:`~qascore.metric.Metric`: ``score`` is sentence chrF of every hypothesis,
+    ``statistics`` are the summed integer triplets (so they add exactly) and ``aggregate`` /
+    ``compute`` give corpus chrF, bit for bit the ``score`` of :meth:`corpus_score` on the whole
+    stream. :meth:`corpus_score` returns sacrebleu's result object (:class:`CHRFScore`).
+    """
+
+    name = "chrf"
+
+    def __init__(self, char_order: int = 6, word_order: int = 0, beta: float = 2, lowercase: bool = False,
+                 whitespace: bool = False, eps_smoothing: bool = False, *, n_jobs: int | None = None):
+        self.char_order = _check_order(char_order, "char_order")
+        self.word_order = _check_order(word_order, "word_order")
+        if self.char_order + self.word_order < 1:
+            raise ValueError("char_order + word_order must be >= 1 (no n-grams to count otherwise)")
+        self._factor, self._factor1 = _beta_factors(beta)
+        self.beta = beta
+        self.lowercase = _check_flag(lowercase, "lowercase")
+        self.whitespace = _check_flag(whitespace, "whitespace")
+        self.eps_smoothing = _check_flag(eps_smoothing, "eps_smoothing")
+        self.n_jobs = resolve_n_jobs(n_jobs)
+
+    @property
+    def order(self) -> int:
+        """Character plus word n-gram orders: a statistics row holds 3 * order integers."""
+        return self.char_order + self.word_order
+
+    def settings(self) -> dict:
+        return {"char_order": self.char_order, "word_order": self.word_order, "beta": self.beta,
+                "lowercase": self.lowercase, "whitespace": self.whitespace, "eps_smoothing": self.eps_smoothing}
+
+    # -- statistics -------------------------------------------------------------------------
+    def segment_statistics(self, hypotheses, references) -> np.ndarray:
+        """int64[Q, 3 * order]: per hypothesis, sacrebleu's statistics row against its best
+        reference (triplets [hypothesis n-grams, reference n-grams, matches] for character orders
+        1..char_order, then word orders 1..word_order)."""
+        from .._kernels.chrf import chrf_segment_statistics
+
+        seg = segment_lines(hypotheses, references)
+        lines = [t.lower() for t in seg.lines] if self.lowercase else seg.lines
+        return chrf_segment_statistics(lines, seg.hyp_rows, seg.ref_rows, seg.groups, self.char_order,
+                                       self.word_order, self.whitespace, self._factor, self._factor1,
+                                       self.eps_smoothing, threads_for(len(seg.hyp_rows), self.n_jobs))
+
+    def _rows(self, rows) -> np.ndarray:
+        """Statistics rows as C-contiguous int64[Q, 3 * order], refused unless integer and >= 0."""
+        array = np.asarray(rows)
+        if array.dtype == object or not (np.issubdtype(array.dtype, np.integer) or array.size == 0):
+            raise TypeError(f"chrF statistics must be integers, got dtype {array.dtype}")
+        array = np.ascontiguousarray(array, dtype=np.int64)
+        if array.ndim != 2 or array.shape[1] != 3 * self.order:
+            raise ValueError(f"chrF statistics rows must have 3 * (char_order + word_order) = {3 * self.order} "
+                             f"entries, got shape {array.shape}")
+        if (array < 0).any():
+            raise ValueError("chrF statistics must be >= 0")
+        return array
+
+    def f_scores(self, rows) -> np.ndarray:
+        """float64[Q]: sacrebleu's ``_compute_f_score`` (0-100) of every statistics row, bit for bit."""
+        from .._kernels.chrf import chrf_f_scores
+
+        return chrf_f_scores(self._rows(rows), self._factor, self._factor1, self.eps_smoothing)
+
+    def f_score(self, statistics_row) -> float:
+        """sacrebleu's ``_compute_f_score`` (0-100) of one statistics row (or of summed rows)."""
+        row = np.asarray(statistics_row)
+        if row.ndim != 1:
+            raise ValueError(f"a statistics row is one-dimensional, got shape {row.shape}")
+        return float(self.f_scores(row[None, :])[0])
+
+    def statistics(self, hypotheses, references) -> Statistics:
+        """Corpus statistics of a batch: the summed ``stats`` row and the reference counts behind ``nrefs``."""
+        if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
+            references = list(references)
+        rows = self.segment_statistics(hypotheses, references)
+        counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+        return Statistics({"stats": rows.sum(axis=0), "refs": int(counts.sum()),
+                           "refs_squared": int((counts * counts).sum())}, len(rows))
+
+    # -- scores ----------------------------------------------------------------------------
+    def signature(self, nrefs: str | int | None = None) -> str:
+        """The settings of a score; ``nrefs`` (references per hypothesis, or ``var``) when known."""
+        counted = {} if nrefs is None else {"nrefs": nrefs}
+        return make_signature("chrf", **counted, case="lc" if self.lowercase else "mixed",
+                              eff="no" if self.eps_smoothing else "yes", nc=self.char_order,
+                              nw=self.word_order, space=self.whitespace, beta=self.beta)
+
+    def score_statistics(self, stats, signature: str = "") -> CHRFScore:
+        """Corpus chrF of already computed statistics: per-segment rows (:meth:`segment_statistics`)
+        or :meth:`statistics` summed over several batches."""
+        total = stats.sums["stats"] if isinstance(stats, Statistics) else self._rows(stats).sum(axis=0)
+        return CHRFScore(self.f_score(total), self.char_order, self.word_order, self.beta, signature)
+
+    def aggregate(self, statistics: Statistics) -> CorpusScore:
+        """Corpus chrF (``score``, 0-100) of summed statistics."""
+        score = self.score_statistics(statistics).score
+        return CorpusScore(self.name, {"score": score}, statistics.n,
+                           self.signature(BLEU._nrefs_of(statistics)))
+
+    def corpus_score(self, hypotheses, references) -> CHRFScore:  # type: ignore[override]  # sacrebleu's shape
+        """Corpus chrF: statistics summed over all segments, then one F-score."""
+        if not isinstance(references, (list, tuple, str)):  # read twice below
+            references = list(references)
+        rows = self.segment_statistics(hypotheses, references)
+        return self.score_statistics(rows, self.signature(BLEU._nrefs(references)))
+
+    def sentence_scores(self, hypotheses, references) -> np.ndarray:
+        """chrF of every hypothesis on its own (0-100), float64[Q]; one compiled pass for the batch."""
+        return self.f_scores(self.segment_statistics(hypotheses, references))
+
+    def score(self, hypotheses, references) -> ExampleScores:
+        """Sentence chrF of every hypothesis (column ``chrf``, 0-100), as :meth:`sentence_scores`."""
+        if not isinstance(references, (list, tuple, str)):  # read twice below
+            references = list(references)
+        return ExampleScores(self.name, {"chrf": self.sentence_scores(hypotheses, references)},
+                             self.signature(BLEU._nrefs(references)))
+
+    def sentence_score(self, hypothesis: str, references) -> CHRFScore:
+        """chrF of one hypothesis against its references, as a full score object."""
+        if isinstance(references, str):
+            raise TypeError("references must be a list of strings, not a single string")
+        references = list(references)
+        rows = self.segment_statistics([hypothesis], [references])
+        return self.score_statistics(rows, self.signature(BLEU._nrefs([references])))
