@@ -59,7 +59,7 @@ class Score:
     def estimate_ci(self, scores) -> None:
         """Mean and half the width of the central 95% of ``scores`` (Score objects or numbers), as
         sacrebleu's bootstrap reports them."""
-        values = sorted(float(getattr(s, "score", s)) for s in scores)
+        values = sorted(getattr(s, "score", s) for s in scores)  # their own type: float32 ones average as such
         lower = len(values) // 40
         self._ci = 0.5 * (values[len(values) - lower - 1] - values[lower])
         self._mean = statistics.mean(values)
@@ -124,7 +124,7 @@ def per_hypothesis_references(streams, n_hypotheses: int | None = None) -> tuple
             raise ValueError(f"reference stream {j} has {len(stream)} lines but stream 0 has {len(streams[0])}")
     if n_hypotheses is not None and len(streams[0]) != n_hypotheses:
         raise ValueError(f"the reference streams have {len(streams[0])} lines but there are {n_hypotheses} hypotheses")
-    refs = list(zip(*streams))  # tuples, which the native metrics take as they are
+    refs: list = list(zip(*streams))  # tuples, which the native metrics take as they are
     if not any(None in stream for stream in streams):
         return refs, len(streams)
     refs = [segment if None not in segment else [r for r in segment if r is not None] for segment in refs]
@@ -168,7 +168,7 @@ class Metric:
     def _scores_from_stats(self, rows: np.ndarray) -> np.ndarray:
         """``_compute_score_from_stats(row).score`` for each row (the significance tests' many
         resamples); subclasses override it with one vectorised call."""
-        return np.array([self._compute_score_from_stats(row).score for row in rows], dtype=np.float64)
+        return np.array([self._compute_score_from_stats(row).score for row in rows])  # float32 stays float32
 
     # -- sacrebleu's API ---------------------------------------------------------------------
     def _extract_corpus_statistics(self, hypotheses, references) -> np.ndarray:

@@ -98,7 +98,7 @@ class BLEU(Metric):
                                     rows[:, 1].astype(np.int64), smooth_method=self.smooth_method,
                                     smooth_value=self.smooth_value, effective_order=self.effective_order)[0]
 
-    def sentence_score(self, hypothesis, references) -> BLEUScore:  # type: ignore[override]
+    def sentence_score(self, hypothesis, references) -> BLEUScore:
         if not self.effective_order:
             logger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
         return super().sentence_score(hypothesis, references)  # type: ignore[return-value]

@@ -47,10 +47,50 @@ class CHRF(Metric):
         return self._native.segment_statistics(hypotheses, references)
 
     def _compute_f_score(self, statistics) -> float:
-        return self._native.f_score(statistics)
+        """chrF of one row of statistics: integer counts in the kernel; the float32 sums of
+        sacrebleu's bootstrap in :meth:`_f_score_of_floats`."""
+        statistics = np.asarray(statistics)
+        if np.issubdtype(statistics.dtype, np.integer):
+            return self._native.f_score(statistics)
+        return self._f_score_of_floats(statistics)
+
+    def _f_score_of_floats(self, statistics):
+        """The F-score computed on the row's own numpy scalars, so float32 bootstrap sums round
+        at each step as they do in sacrebleu (numpy keeps float32 against Python numbers)."""
+        eps, factor = 1e-16, self.beta ** 2
+        score, order = 0.0, 0
+        mean_precision = mean_recall = 0.0
+        for n in range(self.order):
+            n_hyp, n_ref, n_match = statistics[3 * n:3 * n + 3]
+            precision = n_match / n_hyp if n_hyp > 0 else eps
+            recall = n_match / n_ref if n_ref > 0 else eps
+            denominator = factor * precision + recall
+            score += ((1 + factor) * precision * recall / denominator) if denominator > 0 else eps
+            if n_hyp > 0 and n_ref > 0:
+                mean_precision += precision
+                mean_recall += recall
+                order += 1
+        if self.eps_smoothing:
+            return 100 * score / self.order
+        if order:
+            mean_precision /= order
+            mean_recall /= order
+        else:
+            mean_precision = mean_recall = 0.0
+        if not mean_precision + mean_recall:
+            return 0.0
+        score = (1 + factor) * mean_precision * mean_recall
+        score /= (factor * mean_precision) + mean_recall
+        return 100 * score
 
     def _compute_score_from_stats(self, stats) -> CHRFScore:
-        return CHRFScore(self._native.f_score(stats), self.char_order, self.word_order, self.beta)
+        return CHRFScore(self._compute_f_score(stats), self.char_order, self.word_order, self.beta)
+
+    def _scores_from_stats(self, rows) -> np.ndarray:
+        rows = np.asarray(rows)
+        if np.issubdtype(rows.dtype, np.integer):
+            return self._native.f_scores(rows)
+        return super()._scores_from_stats(rows)
 
     def _signature_info(self) -> tuple[dict, dict]:
         info = {"case": "lc" if self.lowercase else "mixed", "eff": "yes" if not self.eps_smoothing else "no",

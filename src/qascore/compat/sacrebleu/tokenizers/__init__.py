@@ -1,1 +1,0 @@
-"""``sacrebleu.tokenizers``: the tokenisers qascore provides, under sacrebleu's module names."""
