@@ -52,6 +52,14 @@ def _resampled_scores(metric: Metric, stats: np.ndarray, indices: np.ndarray) ->
     return metric._scores_from_stats(np.stack([stats32[row].sum(0) for row in indices]))
 
 
+def _system_against_baseline(metric: Metric, baseline_entry: tuple, hypotheses, references):
+    """(baseline statistics, the system's statistics, its score, |baseline score - its score|)."""
+    baseline_stats, baseline_result = baseline_entry
+    stats = metric._extract_corpus_statistics(hypotheses, references)
+    score = metric._aggregate_and_compute(stats).score
+    return baseline_stats, stats, score, abs(baseline_result.score - score)
+
+
 def paired_approximate_randomization(baseline: dict, name: str, hypotheses, references, metrics: dict,
                                      n_samples: int = 10000, n_ar_confidence: int = -1,
                                      seed: int | None = None) -> tuple[str, dict[str, Result]]:
@@ -64,10 +72,8 @@ def paired_approximate_randomization(baseline: dict, name: str, hypotheses, refe
         indices = rng.choice(len(hypotheses), size=(n_ar_confidence, len(hypotheses)), replace=True)
     results = {}
     for metric_name, metric in metrics.items():
-        baseline_stats, baseline_result = baseline[metric_name]
-        stats = metric._extract_corpus_statistics(hypotheses, references)
-        score = metric._aggregate_and_compute(stats).score
-        observed = abs(baseline_result.score - score)
+        baseline_stats, stats, score, observed = _system_against_baseline(metric, baseline[metric_name], hypotheses,
+                                                                          references)
         scores_a = metric._scores_from_stats(swap @ baseline_stats + keep @ stats)
         scores_b = metric._scores_from_stats(keep @ baseline_stats + swap @ stats)
         result = Result(score, _p_value(np.abs(scores_a - scores_b), observed))
@@ -85,10 +91,8 @@ def paired_bootstrap(baseline: dict, name: str, hypotheses, references, metrics:
     indices = rng.choice(len(hypotheses), size=(n_samples, len(hypotheses)), replace=True)
     results = {}
     for metric_name, metric in metrics.items():
-        baseline_stats, baseline_result = baseline[metric_name]
-        stats = metric._extract_corpus_statistics(hypotheses, references)
-        score = metric._aggregate_and_compute(stats).score
-        observed = abs(baseline_result.score - score)
+        baseline_stats, stats, score, observed = _system_against_baseline(metric, baseline[metric_name], hypotheses,
+                                                                          references)
         scores_baseline = _resampled_scores(metric, baseline_stats, indices)
         scores_system = _resampled_scores(metric, stats, indices)
         mean, ci = estimate_ci(scores_system)
