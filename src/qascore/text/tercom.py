@@ -17,15 +17,15 @@ _FULL_WIDTH_PUNCT = "[\uff0e\uff0c\uff1f\uff1a\uff1b\uff01\uff02\uff08\uff09]"
 
 _XML_ESCAPES = (("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"))
 
-# (pattern, replacement) pairs, applied in this order.
-_WESTERN = tuple((re.compile(p), r) for p, r in (
-    (r"([{-~[-` -&(-+:-@/])", r" \1 "),  # every ASCII punctuation mark except ' , - . (and the space)
-    (r"'s ", r" 's "),  # possessives
-    (r"'s$", r" 's"),
-    (r"([^0-9])([\.,])", r"\1 \2 "),  # period and comma, unless after a digit
-    (r"([\.,])([^0-9])", r" \1 \2"),  # period and comma, unless before a digit
-    (r"([0-9])(-)", r"\1 \2 "),  # dash after a digit
-))
+# Tercom pads the space and every ASCII punctuation mark but ' , - . with spaces, each character
+# once: the space first, then the others one by one, does what sacrebleu's one regex pass does
+# (the spaces they add are not padded again), several times faster.
+_PADDED = [chr(c) for c in range(33, 128) if re.fullmatch(r"[{-~[-` -&(-+:-@/]", chr(c))]
+_MARKS = re.compile(r"[.,]")
+_DIGITS = frozenset("0123456789")
+# sacrebleu's ([0-9])(-) -> \1 \2 : such matches never overlap, so a dash looking back at its digit
+# does the same (and starting at the dash lets the regex engine skip to it).
+_DASH_AFTER_DIGIT = re.compile(r"-(?<=[0-9]-)")
 # CJK ideographs, strokes, radicals, compatibility forms and enclosed letters, and CJK and full-width
 # punctuation become tokens of their own. sacrebleu pads each range in a pass of its own; one pass
 # over their union differs only in runs of spaces, which the final split collapses. sacrebleu also
@@ -39,14 +39,42 @@ _PUNCT = re.compile(r"[\.,\?:;!\"\(\)]")
 _ASIAN_PUNCT_RE = re.compile(f"{_ASIAN_PUNCT}|{_FULL_WIDTH_PUNCT}")
 
 
+def _space_marks(sent: str, step: int) -> str:
+    """Spaces around each period and comma whose neighbour (step -1: the character before it, +1:
+    after it) exists and is not an ASCII digit: sacrebleu's ``([^0-9])([\.,])`` -> ``\1 \2 ``
+    (step -1) and ``([\.,])([^0-9])`` -> `` \1 \2`` (step +1), both of which insert exactly these
+    spaces. As in those passes, matches (mark and neighbour) may not overlap. A loop over the marks
+    instead of a regex that tries every position: several times faster."""
+    parts = []
+    last = 0
+    end = -1  # the last character of the previous match
+    for match in _MARKS.finditer(sent):
+        mark = match.start()
+        side = mark + step
+        if min(mark, side) > end and side < len(sent) and sent[side] not in _DIGITS:
+            parts.append(sent[last:mark])
+            parts.append(f" {sent[mark]} ")
+            last = mark + 1
+            end = max(mark, side)
+    if not parts:
+        return sent
+    parts.append(sent[last:])
+    return "".join(parts)
+
+
 def _normalize_western(sent: str) -> str:
     sent = sent.replace("\n-", "").replace("\n", " ")  # join lines, undoing end-of-line hyphenation
     for escaped, char in _XML_ESCAPES:
         sent = sent.replace(escaped, char)
-    sent = f" {sent} "
-    for pattern, repl in _WESTERN:
-        sent = pattern.sub(repl, sent)
-    return sent
+    sent = f" {sent} ".replace(" ", "   ")
+    for char in _PADDED:
+        if char in sent:
+            sent = sent.replace(char, f" {char} ")
+    # Possessives. (sacrebleu also splits a final 's; the sentence always ends in a space here.)
+    sent = sent.replace("'s ", " 's ")
+    sent = _space_marks(sent, -1)  # period and comma, unless after a digit
+    sent = _space_marks(sent, 1)  # period and comma, unless before a digit
+    return _DASH_AFTER_DIGIT.sub(" - ", sent)
 
 
 @lru_cache(maxsize=2**16)
