@@ -40,7 +40,7 @@ _ASIAN_PUNCT_RE = re.compile(f"{_ASIAN_PUNCT}|{_FULL_WIDTH_PUNCT}")
 
 
 def _space_marks(sent: str, step: int) -> str:
-    """Spaces around each period and comma whose neighbour (step -1: the character before it, +1:
+    r"""Spaces around each period and comma whose neighbour (step -1: the character before it, +1:
     after it) exists and is not an ASCII digit: sacrebleu's ``([^0-9])([\.,])`` -> ``\1 \2 ``
     (step -1) and ``([\.,])([^0-9])`` -> `` \1 \2`` (step +1), both of which insert exactly these
     spaces. As in those passes, matches (mark and neighbour) may not overlap. A loop over the marks
