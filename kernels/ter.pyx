@@ -137,22 +137,18 @@ cdef inline int32_t cell(const int32_t *row, int64_t lo, int64_t hi, int64_t j) 
     return row[j - lo] if lo <= j < hi else COST_INF
 
 
-cdef int32_t dp_row(const int32_t *prev, int64_t plo, int64_t phi, int32_t *cur, int64_t lo, int64_t hi,
-                    int32_t word, const int32_t *ref, int64_t m, int64_t rows_left, uint8_t *ops) noexcept nogil:
-    """Row ``cur`` (columns lo .. hi - 1) of the matrix from the row before it; ``word`` is this row's
-    hypothesis word. Writes each cell's operation when ``ops`` is given. Returns a lower bound on
-    the final distance: min over the row of cell + |rows_left - (m - j)| (the rest of any path
-    costs at least the difference of the words left on each side)."""
+cdef void dp_row_ops(const int32_t *prev, int64_t plo, int64_t phi, int32_t *cur, int64_t lo, int64_t hi,
+                     int32_t word, const int32_t *ref, uint8_t *ops) noexcept nogil:
+    """Row ``cur`` (columns lo .. hi - 1) of the matrix from the row before it (columns plo .. phi - 1);
+    ``word`` is this row's hypothesis word. Each cell takes the first strictly cheapest operation,
+    in sacrebleu's order, and records it in ``ops``; a cell with nothing cheaper than COST_INF stays
+    unreachable."""
     cdef int64_t j = lo
-    cdef int32_t left = COST_INF, c, via, bound = COST_INF, gap
+    cdef int32_t left = COST_INF, c, via
     cdef uint8_t op
     if j == 0 and hi > 0:  # column 0 is reached by deletions only
-        c = cell(prev, plo, phi, 0) + 1
-        cur[0] = left = c
-        if ops != NULL:
-            ops[0] = OP_DEL
-        gap = <int32_t>(rows_left - m)
-        bound = c + (gap if gap >= 0 else -gap)
+        cur[0] = left = cell(prev, plo, phi, 0) + 1
+        ops[0] = OP_DEL
         j = 1
     while j < hi:
         c = COST_INF
@@ -169,12 +165,57 @@ cdef int32_t dp_row(const int32_t *prev, int64_t plo, int64_t phi, int32_t *cur,
         if left + 1 < c:
             c, op = left + 1, OP_INS
         cur[j - lo] = left = c
-        if ops != NULL:
-            ops[j - lo] = op
-        gap = <int32_t>(rows_left - (m - j))
-        gap = c + (gap if gap >= 0 else -gap)
-        if gap < bound:
-            bound = gap
+        ops[j - lo] = op
+        j += 1
+
+
+cdef inline int32_t cheapest(int32_t diag, int32_t up, int32_t left) noexcept nogil:
+    """A cell's cost: what ``dp_row_ops`` keeps, whichever operation gives it (diag is the
+    match/substitution cost, up the deletion's, left the insertion's)."""
+    cdef int32_t c = COST_INF
+    if diag < c:
+        c = diag
+    if up < c:
+        c = up
+    if left < c:
+        c = left
+    return c
+
+
+cdef inline int32_t bounded(int32_t bound, int32_t c, int64_t gap) noexcept nogil:
+    """min(bound, c + |gap|): the rest of a path through a cell costs at least |gap|, the difference
+    of the words left on each side."""
+    c += <int32_t>(gap if gap >= 0 else -gap)
+    return c if c < bound else bound
+
+
+cdef int32_t dp_row_cost(const int32_t *prev, int64_t plo, int64_t phi, int32_t *cur, int64_t lo, int64_t hi,
+                         int32_t word, const int32_t *ref, int64_t m, int64_t rows_left) noexcept nogil:
+    """``dp_row_ops``'s costs without the operations: the hot loop of candidate evaluation. Returns a
+    lower bound on the final distance (min over the row of cell + |rows_left - (m - j)|)."""
+    cdef int64_t j = lo, both, end
+    cdef int32_t left = COST_INF, c, bound = COST_INF
+    if j == 0 and hi > 0:
+        cur[0] = left = cell(prev, plo, phi, 0) + 1
+        bound = bounded(bound, left, rows_left - m)
+        j = 1
+    # Columns where the previous row holds both j - 1 and j, then the edges around them.
+    both = min(max(j, plo + 1), hi)
+    end = max(both, min(hi, phi))
+    while j < both:
+        c = cheapest(cell(prev, plo, phi, j - 1) + (word != ref[j - 1]), cell(prev, plo, phi, j) + 1, left + 1)
+        cur[j - lo] = left = c
+        bound = bounded(bound, c, rows_left - m + j)
+        j += 1
+    while j < end:
+        c = cheapest(prev[j - 1 - plo] + (word != ref[j - 1]), prev[j - plo] + 1, left + 1)
+        cur[j - lo] = left = c
+        bound = bounded(bound, c, rows_left - m + j)
+        j += 1
+    while j < hi:
+        c = cheapest(cell(prev, plo, phi, j - 1) + (word != ref[j - 1]), cell(prev, plo, phi, j) + 1, left + 1)
+        cur[j - lo] = left = c
+        bound = bounded(bound, c, rows_left - m + j)
         j += 1
     return bound
 
@@ -189,8 +230,8 @@ cdef int32_t fill_matrix(Scratch *s, int64_t first_row, int64_t n, const int32_t
             s.ops[j] = OP_INS
         first_row = 1
     for i in range(first_row, n + 1):
-        dp_row(s.cost + s.start[i - 1], s.lo[i - 1], s.hi[i - 1], s.cost + s.start[i], s.lo[i], s.hi[i],
-               s.words[i - 1], ref, m, n - i, s.ops + s.start[i])
+        dp_row_ops(s.cost + s.start[i - 1], s.lo[i - 1], s.hi[i - 1], s.cost + s.start[i], s.lo[i], s.hi[i],
+                   s.words[i - 1], ref, s.ops + s.start[i])
     return cell(s.cost + s.start[n], s.lo[n], s.hi[n], m)
 
 
@@ -207,8 +248,7 @@ cdef int32_t candidate_distance(Scratch *s, int64_t same_rows, int64_t n, const 
     cdef int32_t bound
     cdef int64_t i
     for i in range(same_rows + 1, n + 1):
-        bound = dp_row(prev, s.lo[i - 1], s.hi[i - 1], cur, s.lo[i], s.hi[i], s.shifted[i - 1], ref, m, n - i,
-                       NULL)
+        bound = dp_row_cost(prev, s.lo[i - 1], s.hi[i - 1], cur, s.lo[i], s.hi[i], s.shifted[i - 1], ref, m, n - i)
         if bound > give_up:
             return bound
         prev = cur
