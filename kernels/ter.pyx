@@ -22,9 +22,13 @@ That is not Tercom's search. Per pair:
   discarded and the pair stops there.
 
 Result: shifts + edit distance of the final hypothesis (the hypothesis length for an empty
-reference). Every candidate's distance is exact: rows shared with the current hypothesis (its
-unchanged prefix) are reused, and a candidate is abandoned only once a lower bound on its
-distance proves it cannot reach the best gain found so far.
+reference). sacrebleu's cache of matrix rows does not change results and is not copied; instead a
+candidate reuses the rows of the current hypothesis' unchanged prefix, and is abandoned once a
+lower bound on its distance proves its gain below max(best gain so far, 1): such a candidate can
+neither win nor be applied, so the outcome is the same as evaluating it fully.
+
+Memory: each thread keeps buffers grown to the largest pair it has scored: the band (about 50
+cells, 5 bytes each, per hypothesis word, plus the reference length) and a few arrays per word.
 """
 import numpy as np
 
