@@ -1,0 +1,212 @@
+"""TER (translation edit rate), sentence and corpus level, with sacreBLEU's semantics (2.6) on a
+compiled shift search.
+
+Owns: TER's segment statistics (the fewest edits over a hypothesis' references, shifts included,
+and the mean reference length), sacrebleu's score formula with its empty-reference cases, and the
+score objects with signatures. The edit count is sacrebleu's own beam-limited search, not
+Tercom's (see ``kernels/ter.pyx``); the text goes through :class:`~qascore.text.tercom.TercomTokenizer`.
+
+References are given per hypothesis (``references[i]`` is the list of references of
+``hypotheses[i]``), at least one each.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._parallel import resolve_n_jobs, threads_for
+from ..metric import CorpusScore, ExampleScores, Metric, Statistics
+from ..signature import make_signature
+from ..text.packing import Vocabulary
+from ..text.tercom import TercomTokenizer
+from ..text.tokenizers import WhitespaceTokenizer
+from .bleu import Segments, segment_lines
+
+# A pair costs from a microsecond (short answers) to milliseconds (long ones with shifts): a thread
+# pays for itself after a few dozen pairs.
+_MIN_PAIRS_PER_THREAD = 32
+
+
+@dataclass
+class TERScore:
+    """One TER result as sacrebleu reports it: ``score`` in percent (above 100 when the edits
+    outnumber the reference words), the total edits and the summed mean reference lengths."""
+
+    score: float
+    num_edits: int
+    ref_length: float
+    signature: str = field(default="")
+
+    def __str__(self) -> str:
+        return f"TER = {self.score:.2f} [{self.signature}]" if self.signature else f"TER = {self.score:.2f}"
+
+
+def ter_from_statistics(num_edits, ref_length) -> float:
+    """sacrebleu's TER (percent) of summed statistics: edits per reference word; with no reference
+    words, 100 if there are edits and 0 if not."""
+    if ref_length > 0:
+        return 100 * (num_edits / ref_length)
+    return 100.0 if num_edits > 0 else 0.0
+
+
+def ter_from_statistics_batch(num_edits, ref_length) -> np.ndarray:
+    """:func:`ter_from_statistics` of many rows at once, with the same float operations: float64[Q]."""
+    num_edits = np.asarray(num_edits, dtype=np.float64).reshape(-1)
+    ref_length = np.asarray(ref_length, dtype=np.float64).reshape(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(ref_length > 0, num_edits / ref_length, np.where(num_edits > 0, 1.0, 0.0))
+    return 100 * rate
+
+
+def _sequential_sum(values: np.ndarray) -> float:
+    """Left-to-right float sum (sacrebleu adds segment statistics one by one; numpy's sum pairs them)."""
+    return float(np.add.accumulate(values)[-1]) if len(values) else 0.0
+
+
+class TER(Metric):
+    """TER with sacrebleu's settings: ``normalized``, ``no_punct``, ``asian_support`` and
+    ``case_sensitive`` (see :class:`~qascore.text.tercom.TercomTokenizer`). Batch calls use
+    ``n_jobs`` threads.
+
+    As a :class:`~qascore.metric.Metric`: ``score`` is sentence TER of every hypothesis,
+    ``statistics`` are the summed edits and mean reference lengths, and ``aggregate`` /
+    ``compute`` give corpus TER. :meth:`corpus_score` returns sacrebleu's result object
+    (:class:`TERScore`) rather than a :class:`~qascore.metric.CorpusScore`.
+    """
+
+    name = "ter"
+
+    def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
+                 case_sensitive: bool = False, *, n_jobs: int | None = None):
+        self.tokenizer = TercomTokenizer(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                                         case_sensitive=case_sensitive)
+        self.n_jobs = resolve_n_jobs(n_jobs)
+
+    def settings(self) -> dict:
+        tok = self.tokenizer
+        return {"normalized": tok.normalized, "no_punct": tok.no_punct, "asian_support": tok.asian_support,
+                "case_sensitive": tok.case_sensitive}
+
+    # -- statistics -------------------------------------------------------------------------
+    def _words(self, seg: Segments) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids and offsets of the segments' words after sacrebleu's preprocessing:
+        ``tokenizer(line.rstrip()).split()`` for a hypothesis, and the tokeniser applied twice to
+        a reference (sacrebleu tokenises references when it caches them and again when it reads the
+        cache; normalisation is not idempotent: ``jute's.`` -> ``jute's .`` -> ``jute 's .``).
+
+        Without normalisation or punctuation removal all that is ``line.lower().split()``: rstrip
+        only drops whitespace, lowercasing neither makes nor unmakes whitespace and is idempotent
+        (checked over all of Unicode in the tests), and the split runs in C."""
+        tok = self.tokenizer
+        lines = seg.lines
+        if not tok.trivial:
+            lines = [tok(line.rstrip()) for line in lines]
+            for k in seg.ref_rows.tolist():
+                lines[k] = tok(lines[k])  # the tokeniser's output has no trailing whitespace to strip
+        elif not tok.case_sensitive:
+            lines = [line.lower() for line in lines]
+        packed = WhitespaceTokenizer().encode_batch(lines, Vocabulary(), self.n_jobs)
+        return packed.ids, packed.offsets
+
+    def segment_statistics(self, hypotheses, references) -> np.ndarray:
+        """sacrebleu's segment statistics, float64[Q, 2]: per hypothesis, the fewest edits over
+        its references and the mean length of its references (in words)."""
+        from .._kernels.ter import shift_edit_counts
+
+        seg = segment_lines(hypotheses, references)
+        ids, offsets = self._words(seg)
+        counts = np.diff(seg.groups)
+        pair_hyp = np.repeat(seg.hyp_rows, counts)
+        edits = shift_edit_counts(ids, offsets, pair_hyp, seg.ref_rows,
+                                  threads_for(len(pair_hyp), self.n_jobs, _MIN_PAIRS_PER_THREAD))
+        out = np.empty((len(seg.hyp_rows), 2), dtype=np.float64)
+        if len(edits):
+            starts = seg.groups[:-1]
+            out[:, 0] = np.minimum.reduceat(edits, starts)
+            # integer sums, then one division: Python's int / int for values below 2**53
+            out[:, 1] = np.add.reduceat(np.diff(offsets)[seg.ref_rows], starts) / counts
+        return out
+
+    def statistics(self, hypotheses, references) -> Statistics:
+        """Corpus statistics of a batch: ``num_edits`` (an int) and ``ref_length`` summed over
+        segments, and the reference counts behind ``nrefs``."""
+        if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
+            references = list(references)
+        stats = self.segment_statistics(hypotheses, references)
+        counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+        return Statistics({"num_edits": int(stats[:, 0].sum()), "ref_length": _sequential_sum(stats[:, 1]),
+                           "refs": int(counts.sum()), "refs_squared": int((counts * counts).sum())}, len(stats))
+
+    # -- scores ----------------------------------------------------------------------------
+    def signature(self, nrefs: str | int | None = None) -> str:
+        """The settings of a score, in sacrebleu's order; ``nrefs`` (references per hypothesis, or
+        ``var``) when known."""
+        tok = self.tokenizer
+        counted = {} if nrefs is None else {"nrefs": nrefs}
+        return make_signature("ter", **counted, case="mixed" if tok.case_sensitive else "lc", tok=tok.signature(),
+                              norm=tok.normalized, punct=not tok.no_punct, asian=tok.asian_support)
+
+    @staticmethod
+    def _nrefs(references) -> str:
+        counts = set(map(len, references))
+        return str(counts.pop()) if len(counts) == 1 else "var"
+
+    @staticmethod
+    def _nrefs_of(stats: Statistics) -> str:
+        """``nrefs`` of summed statistics: all counts are equal iff n * sum(k^2) == sum(k)^2."""
+        refs, n = stats.sums["refs"], stats.n
+        return str(refs // n) if n and n * stats.sums["refs_squared"] == refs * refs else "var"
+
+    def score_statistics(self, stats: np.ndarray | Statistics, signature: str = "") -> TERScore:
+        """Corpus TER of already computed statistics: the rows of :meth:`segment_statistics`, or
+        :meth:`statistics` summed over several batches."""
+        if isinstance(stats, Statistics):
+            num_edits, ref_length = int(stats.sums["num_edits"]), float(stats.sums["ref_length"])
+        else:
+            stats = np.asarray(stats, dtype=np.float64).reshape(-1, 2)
+            num_edits, ref_length = int(stats[:, 0].sum()), _sequential_sum(stats[:, 1])
+        return TERScore(ter_from_statistics(num_edits, ref_length), num_edits, ref_length, signature)
+
+    def aggregate(self, statistics: Statistics) -> CorpusScore:
+        """Corpus TER of summed statistics: ``score`` (percent), ``num_edits`` and ``ref_length``."""
+        result = self.score_statistics(statistics)
+        values = {"score": result.score, "num_edits": result.num_edits, "ref_length": result.ref_length}
+        return CorpusScore(self.name, values, statistics.n, self.signature(self._nrefs_of(statistics)))
+
+    def corpus_score(self, hypotheses, references) -> TERScore:  # type: ignore[override]  # sacrebleu's shape
+        """Corpus TER: edits summed over all segments over their summed mean reference lengths."""
+        if not isinstance(references, (list, tuple, str)):
+            references = list(references)
+        stats = self.segment_statistics(hypotheses, references)
+        return self.score_statistics(stats, self.signature(self._nrefs(references)))
+
+    def sentence_scores(self, hypotheses, references) -> np.ndarray:
+        """TER of every hypothesis on its own (percent), float64[Q]; one compiled pass for the batch."""
+        stats = self.segment_statistics(hypotheses, references)
+        return ter_from_statistics_batch(stats[:, 0], stats[:, 1])
+
+    def score(self, hypotheses, references) -> ExampleScores:
+        """Sentence TER of every hypothesis (column ``ter``, percent), as :meth:`sentence_scores`."""
+        if not isinstance(references, (list, tuple, str)):
+            references = list(references)
+        return ExampleScores(self.name, {"ter": self.sentence_scores(hypotheses, references)},
+                             self.signature(self._nrefs(references)))
+
+    def sentence_score(self, hypothesis: str, references) -> TERScore:
+        """TER of one hypothesis against its references, as a full score object."""
+        if isinstance(references, str):
+            raise TypeError("references must be a list of strings, not a single string")
+        references = list(references)
+        stats = self.segment_statistics([hypothesis], [references])
+        return self.score_statistics(stats, self.signature(self._nrefs([references])))
+
+
+def corpus_ter(hypotheses, references, **options) -> TERScore:
+    """Corpus TER with :class:`TER`'s options; ``references[i]`` lists hypothesis i's references."""
+    return TER(**options).corpus_score(hypotheses, references)
+
+
+def sentence_ter(hypotheses, references, **options) -> np.ndarray:
+    """Sentence TER for a batch, float64[Q]."""
+    return TER(**options).sentence_scores(hypotheses, references)
