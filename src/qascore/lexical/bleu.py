@@ -19,7 +19,7 @@ from .._kernels.bleu_score import brevity_penalties, geometric_means
 from .._parallel import resolve_n_jobs, threads_for
 from ..errors import check_same_length, check_text_batch
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
-from ..signature import make_signature
+from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
 from ..text.packing import Vocabulary
 from ..text.sacrebleu_tokenizers import get_sacrebleu_tokenizer, preprocess_segment
 
@@ -277,10 +277,9 @@ class BLEU(Metric):
         if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
             references = list(references)
         stats = self.segment_statistics(hypotheses, references)
-        counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
         return Statistics({"sys_len": int(stats.sys_len.sum()), "ref_len": int(stats.ref_len.sum()),
                            "correct": stats.correct.sum(axis=0), "total": stats.total.sum(axis=0),
-                           "refs": int(counts.sum()), "refs_squared": int((counts * counts).sum())}, len(stats))
+                           **reference_count_sums(references)}, len(stats))
 
     # -- scores ----------------------------------------------------------------------------
     def signature(self, nrefs: str | int | None = None) -> str:
@@ -294,20 +293,9 @@ class BLEU(Metric):
                               eff=self.effective_order, tok=self.tokenizer.name, smooth=smooth,
                               ngram=self.max_ngram_order)
 
-    @staticmethod
-    def _nrefs(references) -> str:
-        counts = set(map(len, references))
-        return str(counts.pop()) if len(counts) == 1 else "var"
-
     def _compute(self, correct, total, sys_len, ref_len):
         return bleu_from_statistics(correct, total, sys_len, ref_len, smooth_method=self.smooth_method,
                                     smooth_value=self.smooth_value, effective_order=self.effective_order)
-
-    @staticmethod
-    def _nrefs_of(stats: Statistics) -> str:
-        """``nrefs`` of summed statistics: all counts are equal iff n * sum(k^2) == sum(k)^2."""
-        refs, n = stats.sums["refs"], stats.n
-        return str(refs // n) if n and n * stats.sums["refs_squared"] == refs * refs else "var"
 
     def score_statistics(self, stats: BleuStatistics | Statistics, signature: str = "") -> BLEUScore:
         """Corpus BLEU of already computed statistics: per-segment :class:`BleuStatistics`, or
@@ -328,12 +316,12 @@ class BLEU(Metric):
         result = self.score_statistics(statistics)
         values = {"score": result.score, **{f"precision_{k}": p for k, p in enumerate(result.precisions, 1)},
                   "bp": result.bp, "sys_len": result.sys_len, "ref_len": result.ref_len}
-        return CorpusScore(self.name, values, statistics.n, self.signature(self._nrefs_of(statistics)))
+        return CorpusScore(self.name, values, statistics.n, self.signature(nrefs_of_sums(statistics)))
 
     def corpus_score(self, hypotheses, references) -> BLEUScore:  # type: ignore[override]  # sacrebleu's shape
         """Corpus BLEU: statistics summed over all segments, then one score."""
         stats = self.segment_statistics(hypotheses, references)
-        return self.score_statistics(stats, self.signature(self._nrefs(references)))
+        return self.score_statistics(stats, self.signature(count_nrefs(references)))
 
     def sentence_scores(self, hypotheses, references) -> np.ndarray:
         """BLEU of every hypothesis on its own (0-100), float64[Q]; one compiled pass for the batch."""
@@ -345,12 +333,12 @@ class BLEU(Metric):
         if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
             references = list(references)
         return ExampleScores(self.name, {"bleu": self.sentence_scores(hypotheses, references)},
-                             self.signature(self._nrefs(references)))
+                             self.signature(count_nrefs(references)))
 
     def sentence_score(self, hypothesis: str, references) -> BLEUScore:
         """BLEU of one hypothesis against its references, as a full score object."""
         stats = self.segment_statistics([hypothesis], [references])
-        return self.score_statistics(stats, self.signature(self._nrefs([references])))
+        return self.score_statistics(stats, self.signature(count_nrefs([references])))
 
 
 def as_numbers(values) -> list:

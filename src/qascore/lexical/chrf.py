@@ -19,8 +19,8 @@ import numpy as np
 
 from .._parallel import resolve_n_jobs, threads_for
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
-from ..signature import make_signature
-from .bleu import BLEU, segment_lines
+from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
+from .bleu import segment_lines
 
 
 @dataclass
@@ -155,9 +155,7 @@ class CHRF(Metric):
         if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
             references = list(references)
         rows = self.segment_statistics(hypotheses, references)
-        counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
-        return Statistics({"stats": rows.sum(axis=0), "refs": int(counts.sum()),
-                           "refs_squared": int((counts * counts).sum())}, len(rows))
+        return Statistics({"stats": rows.sum(axis=0), **reference_count_sums(references)}, len(rows))
 
     # -- scores ----------------------------------------------------------------------------
     def signature(self, nrefs: str | int | None = None) -> str:
@@ -177,14 +175,14 @@ class CHRF(Metric):
         """Corpus chrF (``score``, 0-100) of summed statistics."""
         score = self.score_statistics(statistics).score
         return CorpusScore(self.name, {"score": score}, statistics.n,
-                           self.signature(BLEU._nrefs_of(statistics)))
+                           self.signature(nrefs_of_sums(statistics)))
 
     def corpus_score(self, hypotheses, references) -> CHRFScore:  # type: ignore[override]  # sacrebleu's shape
         """Corpus chrF: statistics summed over all segments, then one F-score."""
         if not isinstance(references, (list, tuple, str)):  # read twice below
             references = list(references)
         rows = self.segment_statistics(hypotheses, references)
-        return self.score_statistics(rows, self.signature(BLEU._nrefs(references)))
+        return self.score_statistics(rows, self.signature(count_nrefs(references)))
 
     def sentence_scores(self, hypotheses, references) -> np.ndarray:
         """chrF of every hypothesis on its own (0-100), float64[Q]; one compiled pass for the batch."""
@@ -195,7 +193,7 @@ class CHRF(Metric):
         if not isinstance(references, (list, tuple, str)):  # read twice below
             references = list(references)
         return ExampleScores(self.name, {"chrf": self.sentence_scores(hypotheses, references)},
-                             self.signature(BLEU._nrefs(references)))
+                             self.signature(count_nrefs(references)))
 
     def sentence_score(self, hypothesis: str, references) -> CHRFScore:
         """chrF of one hypothesis against its references, as a full score object."""
@@ -203,4 +201,4 @@ class CHRF(Metric):
             raise TypeError("references must be a list of strings, not a single string")
         references = list(references)
         rows = self.segment_statistics([hypothesis], [references])
-        return self.score_statistics(rows, self.signature(BLEU._nrefs([references])))
+        return self.score_statistics(rows, self.signature(count_nrefs([references])))

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._parallel import resolve_n_jobs, threads_for
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
-from ..signature import make_signature
+from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
 from ..text.packing import Vocabulary
 from ..text.tercom import TercomTokenizer
 from ..text.tokenizers import WhitespaceTokenizer
@@ -134,9 +134,8 @@ class TER(Metric):
         if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
             references = list(references)
         stats = self.segment_statistics(hypotheses, references)
-        counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
         return Statistics({"num_edits": int(stats[:, 0].sum()), "ref_length": _sequential_sum(stats[:, 1]),
-                           "refs": int(counts.sum()), "refs_squared": int((counts * counts).sum())}, len(stats))
+                           **reference_count_sums(references)}, len(stats))
 
     # -- scores ----------------------------------------------------------------------------
     def signature(self, nrefs: str | int | None = None) -> str:
@@ -146,17 +145,6 @@ class TER(Metric):
         counted = {} if nrefs is None else {"nrefs": nrefs}
         return make_signature("ter", **counted, case="mixed" if tok.case_sensitive else "lc", tok=tok.signature(),
                               norm=tok.normalized, punct=not tok.no_punct, asian=tok.asian_support)
-
-    @staticmethod
-    def _nrefs(references) -> str:
-        counts = set(map(len, references))
-        return str(counts.pop()) if len(counts) == 1 else "var"
-
-    @staticmethod
-    def _nrefs_of(stats: Statistics) -> str:
-        """``nrefs`` of summed statistics: all counts are equal iff n * sum(k^2) == sum(k)^2."""
-        refs, n = stats.sums["refs"], stats.n
-        return str(refs // n) if n and n * stats.sums["refs_squared"] == refs * refs else "var"
 
     def score_statistics(self, stats: np.ndarray | Statistics, signature: str = "") -> TERScore:
         """Corpus TER of already computed statistics: the rows of :meth:`segment_statistics`, or
@@ -172,14 +160,14 @@ class TER(Metric):
         """Corpus TER of summed statistics: ``score`` (percent), ``num_edits`` and ``ref_length``."""
         result = self.score_statistics(statistics)
         values = {"score": result.score, "num_edits": result.num_edits, "ref_length": result.ref_length}
-        return CorpusScore(self.name, values, statistics.n, self.signature(self._nrefs_of(statistics)))
+        return CorpusScore(self.name, values, statistics.n, self.signature(nrefs_of_sums(statistics)))
 
     def corpus_score(self, hypotheses, references) -> TERScore:  # type: ignore[override]  # sacrebleu's shape
         """Corpus TER: edits summed over all segments over their summed mean reference lengths."""
         if not isinstance(references, (list, tuple, str)):
             references = list(references)
         stats = self.segment_statistics(hypotheses, references)
-        return self.score_statistics(stats, self.signature(self._nrefs(references)))
+        return self.score_statistics(stats, self.signature(count_nrefs(references)))
 
     def sentence_scores(self, hypotheses, references) -> np.ndarray:
         """TER of every hypothesis on its own (percent), float64[Q]; one compiled pass for the batch."""
@@ -191,7 +179,7 @@ class TER(Metric):
         if not isinstance(references, (list, tuple, str)):
             references = list(references)
         return ExampleScores(self.name, {"ter": self.sentence_scores(hypotheses, references)},
-                             self.signature(self._nrefs(references)))
+                             self.signature(count_nrefs(references)))
 
     def sentence_score(self, hypothesis: str, references) -> TERScore:
         """TER of one hypothesis against its references, as a full score object."""
@@ -199,7 +187,7 @@ class TER(Metric):
             raise TypeError("references must be a list of strings, not a single string")
         references = list(references)
         stats = self.segment_statistics([hypothesis], [references])
-        return self.score_statistics(stats, self.signature(self._nrefs([references])))
+        return self.score_statistics(stats, self.signature(count_nrefs([references])))
 
 
 def corpus_ter(hypotheses, references, **options) -> TERScore:
