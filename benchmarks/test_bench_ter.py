@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from qascore.compat.sacrebleu.metrics import TER as CompatTER
 from qascore.lexical.ter import TER
 from qascore.text import tercom
 
@@ -63,6 +64,14 @@ def test_corpus_ter_sacrebleu(benchmark, pairs):
 def test_corpus_ter_qascore(benchmark, pairs):
     hyps, refs, streams = pairs
     result = _run_qascore(benchmark, "corpus-ter-msmarco", lambda: TER().corpus_score(hyps, refs))
+    assert result.score == SacreTER().corpus_score(hyps, streams).score
+
+
+@pytest.mark.benchmark(group="corpus-ter-msmarco")
+def test_corpus_ter_qascore_compat_class(benchmark, pairs):
+    """The same corpus through ``qascore.compat.sacrebleu``'s class (reference streams)."""
+    hyps, _, streams = pairs
+    result = _run_qascore(benchmark, "corpus-ter-msmarco", lambda: CompatTER().corpus_score(hyps, streams))
     assert result.score == SacreTER().corpus_score(hyps, streams).score
 
 

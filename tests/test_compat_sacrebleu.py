@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from qascore.compat import sacrebleu as compat
 from qascore.compat.sacrebleu import significance as our_significance
-from qascore.compat.sacrebleu.metrics import BLEU, CHRF
+from qascore.compat.sacrebleu.metrics import BLEU, CHRF, TER
 
 from mrc_reference import evouna_pairs, msmarco_pairs
 
@@ -17,6 +17,7 @@ sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu import significance as their_significance  # noqa: E402
 from sacrebleu.metrics import BLEU as SacreBLEU  # noqa: E402
 from sacrebleu.metrics import CHRF as SacreCHRF  # noqa: E402
+from sacrebleu.metrics import TER as SacreTER  # noqa: E402
 
 TOKENIZERS = ["13a", "none", "intl", "zh", "char"]
 
@@ -36,6 +37,17 @@ def same_score(ours, theirs):
         assert ours.format(**kwargs) == theirs.format(**kwargs)
 
 
+def same_metric_on_real_text(ours, theirs, hyps, refs):
+    """Corpus score against reference streams (None where a question has fewer references), both
+    signature forms, and sentence scores of the first 60 pairs."""
+    streams = as_streams(refs)
+    same_score(ours.corpus_score(hyps, streams), theirs.corpus_score(hyps, streams))
+    assert ours.get_signature().format() == theirs.get_signature().format()
+    assert ours.get_signature().format(short=True) == theirs.get_signature().format(short=True)
+    for h, r in list(zip(hyps, refs))[:60]:
+        same_score(ours.sentence_score(h, r), theirs.sentence_score(h, r))
+
+
 @pytest.fixture(scope="module")
 def msmarco(shared_data):
     hyps, refs = msmarco_pairs(shared_data)
@@ -47,14 +59,7 @@ def msmarco(shared_data):
                                     {"smooth_method": "add-k", "effective_order": True},
                                     {"smooth_method": "none", "max_ngram_order": 2}])
 def test_bleu_class_matches_sacrebleu_on_real_text(msmarco, tok, kwargs):
-    hyps, refs = msmarco
-    streams = as_streams(refs)  # several references per question, None where one has fewer
-    ours, theirs = BLEU(tokenize=tok, **kwargs), SacreBLEU(tokenize=tok, **kwargs)
-    same_score(ours.corpus_score(hyps, streams), theirs.corpus_score(hyps, streams))
-    assert ours.get_signature().format() == theirs.get_signature().format()
-    assert ours.get_signature().format(short=True) == theirs.get_signature().format(short=True)
-    for h, r in list(zip(hyps, refs))[:60]:
-        same_score(ours.sentence_score(h, r), theirs.sentence_score(h, r))
+    same_metric_on_real_text(BLEU(tokenize=tok, **kwargs), SacreBLEU(tokenize=tok, **kwargs), *msmarco)
 
 
 def test_functions_and_cached_references_match_sacrebleu(msmarco):
@@ -101,19 +106,21 @@ def systems(hyps):
 
 
 @pytest.mark.parametrize("test_type, n_samples, n_ar_confidence", [("bs", 300, -1), ("ar", 400, 50)])
-def test_paired_tests_match_sacrebleu(msmarco, test_type, n_samples, n_ar_confidence, monkeypatch):
+@pytest.mark.parametrize("name, n_lines", [("BLEU", 400), ("TER", 200)])  # sacrebleu's TER is slow
+def test_paired_tests_match_sacrebleu(msmarco, name, n_lines, test_type, n_samples, n_ar_confidence, monkeypatch):
     monkeypatch.setenv("SACREBLEU_SEED", "12345")
     hyps, refs = msmarco
-    hyps, streams = hyps[:400], as_streams(refs[:400])
+    hyps, streams = hyps[:n_lines], as_streams(refs[:n_lines])
     named = systems(hyps)
-    ours = our_significance.PairedTest(named, {"BLEU": BLEU(references=streams)}, None, test_type=test_type,
+    ours_cls, theirs_cls = {"BLEU": (BLEU, SacreBLEU), "TER": (TER, SacreTER)}[name]
+    ours = our_significance.PairedTest(named, {name: ours_cls(references=streams)}, None, test_type=test_type,
                                        n_samples=n_samples, n_ar_confidence=n_ar_confidence)()
-    theirs = their_significance.PairedTest(named, {"BLEU": SacreBLEU(references=streams)}, None,
+    theirs = their_significance.PairedTest(named, {name: theirs_cls(references=streams)}, None,
                                            test_type=test_type, n_samples=n_samples,
                                            n_ar_confidence=n_ar_confidence)()
     assert {k: str(v) for k, v in ours[0].items()} == {k: str(v) for k, v in theirs[0].items()}
     assert ours[1]["System"] == theirs[1]["System"]
-    assert [vars(r) for r in ours[1]["BLEU"]] == [vars(r) for r in theirs[1]["BLEU"]]
+    assert [vars(r) for r in ours[1][name]] == [vars(r) for r in theirs[1][name]]
 
 
 def test_paired_test_on_threads_gives_the_same_results(msmarco):
@@ -152,10 +159,15 @@ def test_import_paths_a_sacrebleu_user_writes():
     from qascore.compat.sacrebleu.metrics import BLEU as B2, CHRF as C2
     from qascore.compat.sacrebleu.metrics.bleu import BLEUScore
     from qascore.compat.sacrebleu.metrics.chrf import CHRFScore
+    from qascore.compat.sacrebleu import TER, corpus_ter, sentence_ter
+    from qascore.compat.sacrebleu.metrics import TER as T2
+    from qascore.compat.sacrebleu.metrics.ter import TERScore
     from qascore.compat.sacrebleu.significance import PairedTest, Result
+    from qascore.compat.sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
-    assert B is B2 and CHRF is C2 and callable(PairedTest)
-    assert all(map(callable, (corpus_chrf, sentence_chrf, BLEUScore, CHRFScore, Result)))
+    assert B is B2 and CHRF is C2 and TER is T2 and callable(PairedTest)
+    assert all(map(callable, (corpus_chrf, sentence_chrf, corpus_ter, sentence_ter, BLEUScore, CHRFScore, TERScore,
+                              Result, TercomTokenizer)))
     assert compat.__version__ == sacrebleu.__version__ == "2.6.0"
 
 
@@ -190,14 +202,7 @@ CHRF_SETTINGS = [{}, {"word_order": 2}, {"word_order": 2, "lowercase": True}, {"
 
 @pytest.mark.parametrize("kwargs", CHRF_SETTINGS)
 def test_chrf_class_matches_sacrebleu_on_real_text(msmarco, kwargs):
-    hyps, refs = msmarco
-    streams = as_streams(refs)
-    ours, theirs = CHRF(**kwargs), SacreCHRF(**kwargs)
-    same_score(ours.corpus_score(hyps, streams), theirs.corpus_score(hyps, streams))
-    assert ours.get_signature().format() == theirs.get_signature().format()
-    assert ours.get_signature().format(short=True) == theirs.get_signature().format(short=True)
-    for h, r in list(zip(hyps, refs))[:60]:
-        same_score(ours.sentence_score(h, r), theirs.sentence_score(h, r))
+    same_metric_on_real_text(CHRF(**kwargs), SacreCHRF(**kwargs), *msmarco)
 
 
 def test_chrf_functions_cache_and_bootstrap_match_sacrebleu(msmarco, monkeypatch):
@@ -226,11 +231,47 @@ def test_paired_bootstrap_with_chrf_matches_sacrebleu(msmarco, monkeypatch):
     assert [vars(r) for r in ours["chrF2"]] == [vars(r) for r in theirs["chrF2"]]
 
 
-@settings(max_examples=150, deadline=None)
-@given(data=segments, kwargs=st.sampled_from(CHRF_SETTINGS))
-def test_chrf_equals_sacrebleu_on_generated_unicode(data, kwargs):
+# ---- TER ---------------------------------------------------------------------------------------
+TER_SETTINGS = [{}, {"case_sensitive": True}, {"normalized": True}, {"no_punct": True},
+                {"normalized": True, "asian_support": True}, {"no_punct": True, "asian_support": True, "case_sensitive": True}]
+
+
+@pytest.mark.parametrize("kwargs", TER_SETTINGS)
+def test_ter_class_matches_sacrebleu_on_real_text(msmarco, kwargs):
+    hyps, refs = msmarco
+    same_metric_on_real_text(TER(**kwargs), SacreTER(**kwargs), hyps[:500], refs[:500])  # sacrebleu's TER is slow
+
+
+def test_ter_functions_cache_and_bootstrap_match_sacrebleu(msmarco, monkeypatch):
+    monkeypatch.setenv("SACREBLEU_SEED", "12345")
+    hyps, refs = msmarco
+    hyps, streams = hyps[:400], as_streams(refs[:400])
+    same_score(compat.corpus_ter(hyps, streams, normalized=True), sacrebleu.corpus_ter(hyps, streams, normalized=True))
+    same_score(compat.sentence_ter(hyps[3], refs[3]), sacrebleu.sentence_ter(hyps[3], refs[3]))
+    ours, theirs = TER(references=streams), SacreTER(references=streams)
+    a, b = ours.corpus_score(hyps, None, n_bootstrap=200), theirs.corpus_score(hyps, None, n_bootstrap=200)
+    assert (a._mean, a._ci) == (b._mean, b._ci)  # float32 sums of fractional mean lengths, scored in float32
+    same_score(a, b)
+    assert ours.get_signature().format() == theirs.get_signature().format()
+
+
+def test_ter_of_empty_references_matches_sacrebleu():
+    for hyp, refs in [("a b", [""]), ("", [""]), ("", ["a b c"]), ("x", ["", "x y"])]:
+        same_score(TER().sentence_score(hyp, refs), SacreTER().sentence_score(hyp, refs))
+    same_score(TER().corpus_score(["", "a"], [["", ""]]), SacreTER().corpus_score(["", "a"], [["", ""]]))
+
+
+# ---- chrF and TER on generated Unicode ------------------------------------------------------------
+CHRF_AND_TER = [(CHRF, SacreCHRF, kwargs) for kwargs in CHRF_SETTINGS] + [(TER, SacreTER, kwargs)
+                                                                           for kwargs in TER_SETTINGS]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=segments, metric=st.sampled_from(CHRF_AND_TER))
+def test_chrf_and_ter_equal_sacrebleu_on_generated_unicode(data, metric):
+    ours, theirs, kwargs = metric
     hyps = [h for h, _ in data]
     streams = as_streams([r for _, r in data])
-    same_score(CHRF(**kwargs).corpus_score(hyps, streams), SacreCHRF(**kwargs).corpus_score(hyps, streams))
+    same_score(ours(**kwargs).corpus_score(hyps, streams), theirs(**kwargs).corpus_score(hyps, streams))
     for h, refs in data:
-        assert CHRF(**kwargs).sentence_score(h, refs).score == SacreCHRF(**kwargs).sentence_score(h, refs).score
+        same_score(ours(**kwargs).sentence_score(h, refs), theirs(**kwargs).sentence_score(h, refs))

@@ -13,13 +13,8 @@ NOT_APPLICABLE = {
                    "sacrebleu's data index; qascore scores text and does not fetch test sets",
     "test/test_dataset.py": "test-set download and processing (sacrebleu.dataset): needs the network",
 }
-# Applicable, but the metric is not provided yet (TER: open work, docs/compat.md).
-NOT_YET = {
-    "test/test_ter.py": "TER is not provided yet by qascore.compat.sacrebleu",
-    "test/test_tokenizer_ter.py": "the Tercom tokeniser (TER) is not provided yet by qascore.compat.sacrebleu",
-}
-collect_ignore = [*NOT_APPLICABLE, *NOT_YET]
+collect_ignore = [*NOT_APPLICABLE]
 
 
 def pytest_report_header(config):
-    return [f"not run: {path}: {reason}" for path, reason in {**NOT_APPLICABLE, **NOT_YET}.items()]
+    return [f"not run: {path}: {reason}" for path, reason in NOT_APPLICABLE.items()]

@@ -51,11 +51,14 @@ def ter_from_statistics(num_edits, ref_length) -> float:
 
 
 def ter_from_statistics_batch(num_edits, ref_length) -> np.ndarray:
-    """:func:`ter_from_statistics` of many rows at once, with the same float operations: float64[Q]."""
-    num_edits = np.asarray(num_edits, dtype=np.float64).reshape(-1)
-    ref_length = np.asarray(ref_length, dtype=np.float64).reshape(-1)
+    """:func:`ter_from_statistics` of many rows at once, with the same float operations: float64[Q],
+    or float32[Q] when both inputs are float32 (sacrebleu's bootstrap sums statistics in float32
+    and scores them on numpy float32 scalars)."""
+    num_edits, ref_length = np.asarray(num_edits).reshape(-1), np.asarray(ref_length).reshape(-1)
+    dtype = np.float32 if num_edits.dtype == ref_length.dtype == np.float32 else np.float64
+    num_edits, ref_length = num_edits.astype(dtype, copy=False), ref_length.astype(dtype, copy=False)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rate = np.where(ref_length > 0, num_edits / ref_length, np.where(num_edits > 0, 1.0, 0.0))
+        rate = np.where(ref_length > 0, num_edits / ref_length, (num_edits > 0).astype(dtype))
     return 100 * rate
 
 

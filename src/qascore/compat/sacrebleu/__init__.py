@@ -2,19 +2,21 @@
 gives the same classes, functions, score objects, signatures and numbers, bit for bit, on qascore's
 compiled kernels.
 
-``BLEU`` and ``CHRF`` take sacrebleu's constructor arguments; ``corpus_score(hypotheses,
+``BLEU``, ``CHRF`` and ``TER`` take sacrebleu's constructor arguments; ``corpus_score(hypotheses,
 [ref_stream, ...], n_bootstrap=1)``, ``sentence_score(hypothesis, [ref, ...])`` and
 ``get_signature()`` behave as sacrebleu's. Differences (see docs/compat.md): reference streams of
 unequal length, or a segment whose references are all ``None``, raise ``ValueError`` (sacrebleu
 truncates or crashes); the mecab and sentencepiece tokenisers are not provided; test-set download
-and the command line are sacrebleu's own, not offered here; TER is not provided yet.
+and the command line are sacrebleu's own, not offered here.
 """
-from .compat import corpus_bleu, corpus_chrf, raw_corpus_bleu, sentence_bleu, sentence_chrf
-from .metrics import BLEU, CHRF
+from .compat import corpus_bleu, corpus_chrf, corpus_ter, raw_corpus_bleu, sentence_bleu, sentence_chrf, sentence_ter
+from .metrics import BLEU, CHRF, TER
 from .metrics.bleu import BLEUScore
 from .metrics.chrf import CHRFScore
+from .metrics.ter import TERScore
 from .metrics.helpers import extract_char_ngrams, extract_word_ngrams
 from .version import __version__
 
-__all__ = ["BLEU", "BLEUScore", "CHRF", "CHRFScore", "__version__", "corpus_bleu", "corpus_chrf",
-           "extract_char_ngrams", "extract_word_ngrams", "raw_corpus_bleu", "sentence_bleu", "sentence_chrf"]
+__all__ = ["BLEU", "BLEUScore", "CHRF", "CHRFScore", "TER", "TERScore", "__version__", "corpus_bleu", "corpus_chrf",
+           "corpus_ter", "extract_char_ngrams", "extract_word_ngrams", "raw_corpus_bleu", "sentence_bleu",
+           "sentence_chrf", "sentence_ter"]

@@ -1,10 +1,11 @@
 """sacrebleu's functional API: ``corpus_bleu``, ``raw_corpus_bleu``, ``sentence_bleu``,
-``corpus_chrf``, ``sentence_chrf`` (2.6 signatures and defaults)."""
+``corpus_chrf``, ``sentence_chrf``, ``corpus_ter``, ``sentence_ter`` (2.6 signatures and defaults)."""
 from __future__ import annotations
 
-from .metrics import BLEU, CHRF
+from .metrics import BLEU, CHRF, TER
 from .metrics.bleu import BLEUScore
 from .metrics.chrf import CHRFScore
+from .metrics.ter import TERScore
 
 
 def corpus_bleu(hypotheses, references, smooth_method: str = "exp", smooth_value=None, force: bool = False,
@@ -45,4 +46,18 @@ def sentence_chrf(hypothesis: str, references, char_order: int = CHRF.CHAR_ORDER
     """chrF of one hypothesis against its references."""
     metric = CHRF(char_order=char_order, word_order=word_order, beta=beta, whitespace=not remove_whitespace,
                   eps_smoothing=eps_smoothing)
+    return metric.sentence_score(hypothesis, references)  # type: ignore[return-value]
+
+
+def corpus_ter(hypotheses, references, normalized: bool = False, no_punct: bool = False,
+               asian_support: bool = False, case_sensitive: bool = False) -> TERScore:
+    """Corpus TER against reference streams."""
+    metric = TER(normalized=normalized, no_punct=no_punct, asian_support=asian_support, case_sensitive=case_sensitive)
+    return metric.corpus_score(hypotheses, references)  # type: ignore[return-value]
+
+
+def sentence_ter(hypothesis: str, references, normalized: bool = False, no_punct: bool = False,
+                 asian_support: bool = False, case_sensitive: bool = False) -> TERScore:
+    """TER of one hypothesis against its references."""
+    metric = TER(normalized=normalized, no_punct=no_punct, asian_support=asian_support, case_sensitive=case_sensitive)
     return metric.sentence_score(hypothesis, references)  # type: ignore[return-value]

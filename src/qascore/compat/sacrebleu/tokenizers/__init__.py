@@ -1,0 +1,1 @@
+"""``sacrebleu.tokenizers``: the tokenisers qascore provides, under sacrebleu's module names."""
