@@ -31,4 +31,6 @@ def alias_package(peer: str, ours: str, extra: dict | None = None) -> None:
         sys.modules[peer + info.name[len(ours):]] = module
     for name, module in (extra or {}).items():
         sys.modules[name] = module
+        # `from peer import helper` looks the helper up under the package's real name
+        sys.modules[ours + name[len(peer):]] = module
     sys.meta_path.insert(0, _RefusePeer(peer, ours))

@@ -11,7 +11,6 @@ A test that fails because our numbers differ is a bug in qascore, never an entry
 """
 from __future__ import annotations
 
-import importlib.abc
 import importlib.util
 import sys
 import types
@@ -19,15 +18,10 @@ from pathlib import Path
 
 import pytest
 
-try:
-    import qascore.compat.rouge_score as drop_in
-    from qascore.compat.rouge_score import rouge_scorer, scoring, tokenize, tokenizers
-except ImportError as error:
-    raise ImportError(f"{error}: this suite needs qascore with the compat.rouge_score package (an installed "
-                      "build of this checkout, or PYTHONPATH=src)") from error
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the runner copies aliasing.py beside this file
+from aliasing import alias_package  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-SUBMODULES = {"rouge_scorer": rouge_scorer, "scoring": scoring, "tokenize": tokenize, "tokenizers": tokenizers}
 
 _PYROUGE = "needs rouge-score's testdata/pyrouge_files/ (multi-sentence pairs scored by ROUGE-1.5.5), which " \
            "rouge-score's sdist does not ship and shared/data/rouge_score does not include"
@@ -60,34 +54,10 @@ def _load_test_util() -> types.ModuleType:
     return module
 
 
-class _BlockRealRougeScore(importlib.abc.MetaPathFinder):
-    """Any rouge_score.* not aliased below would come from the real package: refuse it."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname == "rouge_score" or fullname.startswith("rouge_score."):
-            raise ImportError(f"{fullname} is not part of qascore.compat.rouge_score (the real rouge_score "
-                              "must not be imported by this suite)")
-        return None
-
-
-def _install_aliases() -> types.ModuleType:
-    # a package-shaped module named rouge_score: its attributes are the drop-in's (so
-    # `from rouge_score import test_util` also works without touching qascore's package)
-    package = types.ModuleType("rouge_score", drop_in.__doc__)
-    package.__dict__.update({k: v for k, v in vars(drop_in).items() if not k.startswith("__")})
-    package.__path__ = []  # a package with nothing on disk
-    package.test_util = _load_test_util()  # type: ignore[attr-defined]
-    sys.modules["rouge_score"] = package
-    for name, module in SUBMODULES.items():
-        sys.modules[f"rouge_score.{name}"] = module
-    sys.modules["rouge_score.test_util"] = package.test_util
-    sys.meta_path.insert(0, _BlockRealRougeScore())
-    return package
-
-
 if "rouge_score" in sys.modules:
     raise RuntimeError(f"{sys.modules['rouge_score']!r} was imported before this conftest; run the suite alone")
-_ALIAS = _install_aliases()
+TEST_UTIL = _load_test_util()
+alias_package("rouge_score", "qascore.compat.rouge_score", {"rouge_score.test_util": TEST_UTIL})
 
 
 def _punkt_missing() -> str | None:
@@ -119,7 +89,7 @@ def _skip_reason(nodeid: str, data_dir: Path) -> str | None:
 
 
 def pytest_collection_modifyitems(config, items):
-    data_dir = Path(_ALIAS.test_util._TESTDATA_PREFIX)
+    data_dir = Path(TEST_UTIL._TESTDATA_PREFIX)
     for item in items:
         reason = _skip_reason(item.nodeid, data_dir)
         if reason:
@@ -127,8 +97,8 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    own = {id(m) for m in (*SUBMODULES.values(), _ALIAS, _ALIAS.test_util)}
     strays = [name for name, module in sys.modules.items()
-              if (name == "rouge_score" or name.startswith("rouge_score.")) and id(module) not in own]
+              if (name == "rouge_score" or name.startswith("rouge_score.")) and module is not TEST_UTIL
+              and not module.__name__.startswith("qascore.compat.rouge_score")]
     if strays:
         raise RuntimeError(f"modules of the real rouge_score were imported: {strays}")
