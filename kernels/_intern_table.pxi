@@ -2,7 +2,8 @@
 # insertion, exact (bytes compared on every hash hit), clearable in time proportional to its
 # tokens. One implementation for every byte-string vocabulary of the ROUGE family: text_encode.pyx
 # (a batch vocabulary's raw ids, RawInterner) and rouge_raw.pyx (one table per pair), both through
-# _rouge_scan.pxi, whose readers hash tokens as they read them (hash_mix / hash_last).
+# _rouge_scan.pxi, whose readers hash tokens as they read them (hash_mix / hash_last); and
+# chrf.pyx, whose per-segment word table (hypothesis words, UTF-8 bytes) is cleared per segment.
 #
 # Cython, not a C header like the helpers in kernels/include: written as C (qs_intern.h) the same
 # functions compiled to different register allocation in rouge_raw's fused read-and-intern loop,

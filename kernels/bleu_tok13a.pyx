@@ -10,14 +10,15 @@ by content (hash table with full comparison, so no collisions). The Python token
 """
 import numpy as np
 
-from cpython.unicode cimport Py_UNICODE_ISSPACE
+
+cdef extern from "qs_unicode.h":
+    bint is_space "qascore_split_space"(Py_UCS4 c) noexcept nogil
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
     void* PyUnicode_DATA(object o)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
     Py_ssize_t PyUnicode_GET_LENGTH(object o)
-    bint Py_UNICODE_ISSPACE_NOGIL "Py_UNICODE_ISSPACE"(Py_UCS4 ch) nogil
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
@@ -43,13 +44,6 @@ cdef int reserve(Buf* b, Py_ssize_t need) noexcept nogil:
     b.p = p
     b.cap = cap
     return 0
-
-
-cdef inline bint is_space(Py_UCS4 c) noexcept nogil:
-    # str.split()'s whitespace; ASCII answered without a call (the table lookup needs no GIL)
-    if c < 128:
-        return c == 32 or (9 <= c <= 13) or (28 <= c <= 31)
-    return Py_UNICODE_ISSPACE_NOGIL(c)
 
 
 cdef inline bint is_digit(Py_UCS4 c) noexcept nogil:

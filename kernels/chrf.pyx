@@ -31,8 +31,10 @@ cdef extern from "qs_scan.h":
 cdef extern from "Python.h":
     Py_UCS4 PyUnicode_READ(int kind, const void *data, Py_ssize_t index) noexcept nogil
 
+cdef extern from "qs_unicode.h":
+    bint is_space "qascore_split_space"(Py_UCS4 c) noexcept nogil
+
 cdef extern from "qs_chrf.h":
-    bint is_space "qascore_chrf_space"(Py_UCS4 c) noexcept nogil
     bint is_punct "qascore_chrf_punct"(Py_UCS4 c) noexcept nogil
     double chrf_f_score "qascore_chrf_f_score"(const int64_t *row, int order, double factor, double factor1,
                                                 bint eps_smoothing) noexcept nogil

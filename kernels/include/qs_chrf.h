@@ -7,13 +7,6 @@
 #include <Python.h>
 #include <stdint.h>
 
-/* str.split()'s whitespace (Py_UNICODE_ISSPACE, a table lookup that needs no GIL), ASCII
-   answered without a call. */
-static inline int qascore_chrf_space(Py_UCS4 c) {
-    if (c < 128) return c == 32 || (c >= 9 && c <= 13) || (c >= 28 && c <= 31);
-    return Py_UNICODE_ISSPACE(c);
-}
-
 /* string.punctuation, the characters chrF++'s word split peels off a word's ends. */
 static inline int qascore_chrf_punct(Py_UCS4 c) {
     return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
