@@ -123,6 +123,18 @@ def test_paired_tests_match_sacrebleu(msmarco, name, n_lines, test_type, n_sampl
     assert [vars(r) for r in ours[1][name]] == [vars(r) for r in theirs[1][name]]
 
 
+def test_none_anywhere_in_the_streams_matches_sacrebleu(msmarco):
+    """Missing references in the first stream or between present ones, not only as padding."""
+    hyps, refs = msmarco
+    hyps, streams = hyps[:300], as_streams(refs[:300])
+    streams = [streams[1], streams[0], *streams[2:]]  # mostly None first, then the full stream
+    streams[1] = [None if k % 7 == 3 and first is not None else r for k, (first, r) in
+                  enumerate(zip(streams[0], streams[1]))]
+    for ours, theirs in ((BLEU(), SacreBLEU()), (CHRF(), SacreCHRF()), (TER(), SacreTER())):
+        same_score(ours.corpus_score(hyps, streams), theirs.corpus_score(hyps, streams))
+        assert ours.get_signature().format() == theirs.get_signature().format()
+
+
 def test_paired_test_on_threads_gives_the_same_results(msmarco):
     hyps, refs = msmarco
     hyps, streams = hyps[:200], as_streams(refs[:200])

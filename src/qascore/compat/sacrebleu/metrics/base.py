@@ -12,7 +12,10 @@ import json
 import logging
 import os
 import statistics
+from collections import deque
 from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import is_not
 from typing import Any
 
 import numpy as np
@@ -124,10 +127,18 @@ def per_hypothesis_references(streams, n_hypotheses: int | None = None) -> tuple
             raise ValueError(f"reference stream {j} has {len(stream)} lines but stream 0 has {len(streams[0])}")
     if n_hypotheses is not None and len(streams[0]) != n_hypotheses:
         raise ValueError(f"the reference streams have {len(streams[0])} lines but there are {n_hypotheses} hypotheses")
-    refs: list = list(zip(*streams))  # tuples, which the native metrics take as they are
-    if not any(None in stream for stream in streams):
-        return refs, len(streams)
-    refs = [segment if None not in segment else [r for r in segment if r is not None] for segment in refs]
+    has_none = [None in stream for stream in streams]
+    if not any(has_none):
+        return list(zip(*streams)), len(streams)  # tuples, which the native metrics take as they are
+    # Stream by stream, each present reference appended to its segment's list: C-level loops only
+    # (variable reference counts pad the later streams with None, so most of them is skipped).
+    refs: list[list] = [[] for _ in streams[0]]
+    for stream, sparse in zip(streams, has_none):
+        if sparse:
+            present = list(map(is_not, stream, repeat(None)))
+            deque(map(list.append, compress(refs, present), compress(stream, present)), maxlen=0)
+        else:
+            deque(map(list.append, refs, stream), maxlen=0)
     counts = set(map(len, refs))
     if 0 in counts:
         raise ValueError(f"segment {[len(r) for r in refs].index(0)} has no reference (all of its streams are None)")
