@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from itertools import chain
 
 import numpy as np
 
 from .._kernels.bleu_score import brevity_penalties, geometric_means
 from .._parallel import resolve_n_jobs, threads_for
-from ..errors import check_same_length, check_text_batch
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
 from ..text.packing import Vocabulary
 from ..text.sacrebleu_tokenizers import get_sacrebleu_tokenizer, preprocess_segment
+from .segments import Segments, segment_lines
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 
@@ -60,78 +59,6 @@ class BLEUScore:
         prec = "/".join(f"{p:.1f}" for p in self.precisions)
         return (f"BLEU = {self.score:.2f} {prec} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} "
                 f"hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d}) [{self.signature}]")
-
-
-@dataclass
-class Segments:
-    """Hypotheses with their references laid out in one list, segment by segment:
-    ``lines[hyp_rows[i]]`` is hypothesis i and ``lines[ref_rows[groups[i]:groups[i + 1]]]`` its references."""
-
-    lines: list
-    hyp_rows: np.ndarray
-    ref_rows: np.ndarray
-    groups: np.ndarray
-
-
-def _first_non_string(items) -> int | None:
-    if set(map(type, items)) <= {str}:  # one C-level pass; the slow search only names the culprit
-        return None
-    return next((k for k, x in enumerate(items) if not isinstance(x, str)), None)
-
-
-def _interleave(hypotheses: list, references: list) -> tuple[list, np.ndarray]:
-    """Each hypothesis followed by its references (lists or tuples), without a loop per line."""
-    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
-    if len(counts) and not counts.all():
-        i = int(np.argmin(counts))
-        raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
-    hyp_rows = np.arange(len(hypotheses), dtype=np.int64)
-    hyp_rows[1:] += np.cumsum(counts[:-1])
-    return list(chain.from_iterable([(hyp, *refs) for hyp, refs in zip(hypotheses, references)])), hyp_rows
-
-
-def _interleave_checked(hypotheses: list, references: list) -> tuple[list, np.ndarray]:
-    """:func:`_interleave` for any iterables of references, naming a bad entry."""
-    lines: list = []
-    hyp_rows: list[int] = []
-    for i, (hyp, refs) in enumerate(zip(hypotheses, references)):
-        if isinstance(refs, str):
-            raise TypeError(f"references[{i}] must be a list of strings, not a single string")
-        start = len(lines)
-        hyp_rows.append(start)
-        lines.append(hyp)
-        lines.extend(refs)
-        if len(lines) == start + 1:
-            raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
-    return lines, np.asarray(hyp_rows, dtype=np.int64)
-
-
-def segment_lines(hypotheses, references) -> Segments:
-    """Validate (hypotheses, per-hypothesis reference lists) once at the boundary and lay them out
-    as :class:`Segments`. Every hypothesis needs at least one reference."""
-    if isinstance(hypotheses, str):
-        raise TypeError("hypotheses must be a sequence of strings, not a single string")
-    hypotheses = list(hypotheses)
-    if isinstance(references, str):
-        raise TypeError("references must be a sequence of reference lists, not a single string")
-    references = list(references)
-    check_same_length(hypotheses, references, "hypotheses", "references")
-    if set(map(type, references)) <= {list, tuple}:
-        lines, hyp_rows = _interleave(hypotheses, references)
-    else:
-        lines, hyp_rows = _interleave_checked(hypotheses, references)
-    bad = _first_non_string(lines)
-    if bad is not None:
-        seg = int(np.searchsorted(hyp_rows, bad, "right")) - 1
-        if bad == hyp_rows[seg]:
-            raise TypeError(f"hypotheses[{seg}] must be str, got {type(lines[bad]).__name__}")
-        check_text_batch(references[seg], f"references[{seg}]")
-    hyp_rows = np.asarray(hyp_rows, dtype=np.int64)
-    is_ref = np.ones(len(lines), dtype=bool)
-    is_ref[hyp_rows] = False
-    groups = np.zeros(len(hyp_rows) + 1, dtype=np.int64)
-    np.cumsum(np.diff(np.append(hyp_rows, len(lines))) - 1, out=groups[1:])
-    return Segments(lines, hyp_rows, np.flatnonzero(is_ref).astype(np.int64), groups)
 
 
 def closest_reference_lengths(hyp_len: np.ndarray, ref_len: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -258,9 +185,12 @@ class BLEU(Metric):
 
     def segment_statistics(self, hypotheses, references) -> BleuStatistics:
         """Sufficient statistics of every hypothesis against its own list of references."""
+        return self.segment_statistics_of(segment_lines(hypotheses, references))
+
+    def segment_statistics_of(self, seg: Segments) -> BleuStatistics:
+        """:meth:`segment_statistics` of a batch already laid out (:mod:`qascore.lexical.segments`)."""
         from .._kernels.ngram import clipped_ngram_matches, ngram_totals
 
-        seg = segment_lines(hypotheses, references)
         hyp_rows, ref_rows, groups = seg.hyp_rows, seg.ref_rows, seg.groups
         q = len(hyp_rows)
         ids, offsets = self._pack(seg.lines, hyp_rows)

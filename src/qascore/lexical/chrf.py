@@ -20,7 +20,7 @@ import numpy as np
 from .._parallel import resolve_n_jobs, threads_for
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
-from .bleu import segment_lines
+from .segments import Segments, segment_lines
 
 
 @dataclass
@@ -116,9 +116,12 @@ class CHRF(Metric):
         """int64[Q, 3 * order]: per hypothesis, sacrebleu's statistics row against its best
         reference (triplets [hypothesis n-grams, reference n-grams, matches] for character orders
         1..char_order, then word orders 1..word_order)."""
+        return self.segment_statistics_of(segment_lines(hypotheses, references))
+
+    def segment_statistics_of(self, seg: Segments) -> np.ndarray:
+        """:meth:`segment_statistics` of a batch already laid out (:mod:`qascore.lexical.segments`)."""
         from .._kernels.chrf import chrf_segment_statistics
 
-        seg = segment_lines(hypotheses, references)
         lines = [t.lower() for t in seg.lines] if self.lowercase else seg.lines
         return chrf_segment_statistics(lines, seg.hyp_rows, seg.ref_rows, seg.groups, self.char_order,
                                        self.word_order, self.whitespace, self._factor, self._factor1,

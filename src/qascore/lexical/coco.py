@@ -16,7 +16,8 @@ import numpy as np
 from .._parallel import resolve_n_jobs, threads_for
 from ..signature import make_signature
 from ..text import Vocabulary, WhitespaceTokenizer
-from .bleu import closest_reference_lengths, segment_lines
+from .bleu import closest_reference_lengths
+from .segments import segment_lines
 
 _TINY = 1e-15
 _SMALL = 1e-9

@@ -21,7 +21,7 @@ from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_co
 from ..text.packing import Vocabulary
 from ..text.tercom import TercomTokenizer
 from ..text.tokenizers import WhitespaceTokenizer
-from .bleu import Segments, segment_lines
+from .segments import Segments, segment_lines
 
 # A pair costs from a microsecond (short answers) to milliseconds (long ones with shifts): a thread
 # pays for itself after a few dozen pairs.
@@ -115,9 +115,12 @@ class TER(Metric):
     def segment_statistics(self, hypotheses, references) -> np.ndarray:
         """sacrebleu's segment statistics, float64[Q, 2]: per hypothesis, the fewest edits over
         its references and the mean length of its references (in words)."""
+        return self.segment_statistics_of(segment_lines(hypotheses, references))
+
+    def segment_statistics_of(self, seg: Segments) -> np.ndarray:
+        """:meth:`segment_statistics` of a batch already laid out (:mod:`qascore.lexical.segments`)."""
         from .._kernels.ter import shift_edit_counts
 
-        seg = segment_lines(hypotheses, references)
         ids, offsets = self._words(seg)
         counts = np.diff(seg.groups)
         pair_hyp = np.repeat(seg.hyp_rows, counts)

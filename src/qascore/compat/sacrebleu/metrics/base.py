@@ -2,7 +2,8 @@
 
 Each metric class here wraps one native qascore metric (``qascore.lexical``) and turns sacrebleu's
 call shapes into its: reference *streams* (``references[j][i]`` is the j-th reference of hypothesis
-i, ``None`` for a missing one) become per-hypothesis reference lists; per-segment statistics come
+i, ``None`` for a missing one) are laid out for the kernels directly
+(:func:`qascore.lexical.segments.segments_from_streams`); per-segment statistics come
 back as one numpy array (one row per segment, sacrebleu's column layout), and sums of rows give
 corpus scores.
 """
@@ -12,14 +13,13 @@ import json
 import logging
 import os
 import statistics
-from collections import deque
 from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import is_not
+from itertools import repeat
 from typing import Any
 
 import numpy as np
 
+from ....lexical.segments import Segments, segments_from_streams
 from ..version import __version__
 
 logger = logging.getLogger("qascore.compat.sacrebleu")
@@ -114,12 +114,17 @@ def _is_sequence(value) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, str)
 
 
-def per_hypothesis_references(streams, n_hypotheses: int | None = None) -> tuple[list, int]:
-    """sacrebleu's reference streams -> (one list of references per hypothesis, ``None`` dropped;
-    nrefs as sacrebleu counts it: the common count, or -1 when it varies)."""
+def _all_str(items) -> bool:
+    """Every item exactly a ``str``, in one C-level pass (a subclass takes the slow, exact path)."""
+    return set(map(type, items)) <= {str}
+
+
+def reference_streams(streams, n_hypotheses: int | None = None) -> list[list]:
+    """sacrebleu's reference streams checked for shape: a non-empty sequence of sequences of
+    equal length (``n_hypotheses`` when given), as lists."""
     if not _is_sequence(streams) or not streams:
         raise TypeError("references must be a non-empty sequence of reference streams (sequences of strings)")
-    streams = [list(s) if _is_sequence(s) else s for s in streams]
+    streams = [s if type(s) is list else list(s) if _is_sequence(s) else s for s in streams]
     for j, stream in enumerate(streams):
         if not isinstance(stream, list):
             raise TypeError(f"reference stream {j} must be a sequence of strings, got {type(stream).__name__}")
@@ -127,22 +132,7 @@ def per_hypothesis_references(streams, n_hypotheses: int | None = None) -> tuple
             raise ValueError(f"reference stream {j} has {len(stream)} lines but stream 0 has {len(streams[0])}")
     if n_hypotheses is not None and len(streams[0]) != n_hypotheses:
         raise ValueError(f"the reference streams have {len(streams[0])} lines but there are {n_hypotheses} hypotheses")
-    has_none = [None in stream for stream in streams]
-    if not any(has_none):
-        return list(zip(*streams)), len(streams)  # tuples, which the native metrics take as they are
-    # Stream by stream, each present reference appended to its segment's list: C-level loops only
-    # (variable reference counts pad the later streams with None, so most of them is skipped).
-    refs: list[list] = [[] for _ in streams[0]]
-    for stream, sparse in zip(streams, has_none):
-        if sparse:
-            present = list(map(is_not, stream, repeat(None)))
-            deque(map(list.append, compress(refs, present), compress(stream, present)), maxlen=0)
-        else:
-            deque(map(list.append, refs, stream), maxlen=0)
-    counts = set(map(len, refs))
-    if 0 in counts:
-        raise ValueError(f"segment {[len(r) for r in refs].index(0)} has no reference (all of its streams are None)")
-    return refs, (counts.pop() if len(counts) == 1 else -1)
+    return streams
 
 
 class Metric:
@@ -150,7 +140,7 @@ class Metric:
     caching (``references=`` at construction), over a native qascore metric.
 
     Subclasses set ``_native`` (a :class:`qascore.metric.Metric` with ``segment_statistics``) and
-    implement ``_segment_rows`` (per-hypothesis references -> statistics rows) and
+    implement ``_segment_rows`` (a laid-out batch -> statistics rows) and
     ``_compute_score_from_stats`` (one summed row -> score object).
     """
 
@@ -163,10 +153,11 @@ class Metric:
         self.n_bootstrap: int | None = None
         self.seed: str | None = None
         if references is not None:
-            self._ref_cache, self.num_refs = per_hypothesis_references(references)
+            self._ref_cache = reference_streams(references)
+            _, self.num_refs = segments_from_streams([""] * len(self._ref_cache[0]), self._ref_cache)  # checks them
 
     # -- to implement ------------------------------------------------------------------------
-    def _segment_rows(self, hypotheses: list[str], references: list[list[str]]) -> np.ndarray:
+    def _segment_rows(self, segments: Segments) -> np.ndarray:
         raise NotImplementedError
 
     def _compute_score_from_stats(self, stats) -> Score:
@@ -186,20 +177,23 @@ class Metric:
         """Per-segment statistics, one row per hypothesis (sacrebleu's column layout)."""
         hypotheses = list(hypotheses)
         if references:
-            refs, self.num_refs = per_hypothesis_references(references, len(hypotheses))
+            segments, self.num_refs = segments_from_streams(hypotheses, reference_streams(references, len(hypotheses)))
         elif self._ref_cache is not None:
-            refs = self._ref_cache
-            if len(refs) != len(hypotheses):
-                raise ValueError(f"the cached references have {len(refs)} lines but there are "
+            if len(self._ref_cache[0]) != len(hypotheses):
+                raise ValueError(f"the cached references have {len(self._ref_cache[0])} lines but there are "
                                  f"{len(hypotheses)} hypotheses")
+            segments, _ = segments_from_streams(hypotheses, self._ref_cache)
         else:
             raise RuntimeError("No references provided and the cache is empty.")
         if not self._force:
-            endings = sum(1 for h in hypotheses if isinstance(h, str) and h.endswith(" ."))
+            if _all_str(hypotheses):
+                endings = sum(map(str.endswith, hypotheses, repeat(" .")))
+            else:
+                endings = sum(1 for h in hypotheses if isinstance(h, str) and h.endswith(" ."))
             if endings >= 100:
                 logger.warning("That's 100 lines that end in a tokenized period ('.'); it looks like you forgot "
                                "to detokenize your test data, which may hurt your score (force=True silences this).")
-        return self._segment_rows(hypotheses, refs)
+        return self._segment_rows(segments)
 
     def _aggregate_and_compute(self, stats) -> Score:
         rows = np.asarray(stats, dtype=self._STAT_DTYPE)
@@ -221,7 +215,7 @@ class Metric:
         prefix = type(self).__name__
         if not _is_sequence(hypotheses):
             raise TypeError(f"{prefix}: `hyps` should be a sequence of strings.")
-        for i, hyp in enumerate(hypotheses):
+        for i, hyp in enumerate(() if _all_str(hypotheses) else hypotheses):
             if not isinstance(hyp, str):
                 what = "Undefined line in hypotheses stream" if hyp is None else f"got {type(hyp).__name__}"
                 raise TypeError(f"{prefix}: hyps[{i}] should be a string ({what}).")

@@ -81,8 +81,8 @@ class BLEU(Metric):
         return BLEUScore(float(score[0]), as_numbers(counts[0]), as_numbers(totals[0]),
                          precisions[0].tolist(), float(bp[0]), int(sys_len), int(ref_len))
 
-    def _segment_rows(self, hypotheses, references) -> np.ndarray:
-        stats = self._native.segment_statistics(hypotheses, references)
+    def _segment_rows(self, segments) -> np.ndarray:
+        stats = self._native.segment_statistics_of(segments)
         return np.column_stack([stats.sys_len, stats.ref_len, stats.correct, stats.total]).astype(np.int64)
 
     def _compute_score_from_stats(self, stats) -> BLEUScore:

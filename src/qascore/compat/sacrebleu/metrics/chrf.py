@@ -43,8 +43,8 @@ class CHRF(Metric):
         self.eps_smoothing = eps_smoothing
         super().__init__(references)
 
-    def _segment_rows(self, hypotheses, references) -> np.ndarray:
-        return self._native.segment_statistics(hypotheses, references)
+    def _segment_rows(self, segments) -> np.ndarray:
+        return self._native.segment_statistics_of(segments)
 
     def _compute_f_score(self, statistics) -> float:
         """chrF of one row of statistics: integer counts in the kernel; the float32 sums of

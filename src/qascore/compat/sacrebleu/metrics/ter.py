@@ -42,8 +42,8 @@ class TER(Metric):
         self.tokenizer_signature = self.tokenizer.signature()
         super().__init__(references)
 
-    def _segment_rows(self, hypotheses, references) -> np.ndarray:
-        return self._native.segment_statistics(hypotheses, references)
+    def _segment_rows(self, segments) -> np.ndarray:
+        return self._native.segment_statistics_of(segments)
 
     def _compute_score_from_stats(self, stats) -> TERScore:
         num_edits, ref_length = stats[0], stats[1]

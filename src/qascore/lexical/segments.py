@@ -1,0 +1,115 @@
+"""How a batch of hypotheses and their references is laid out for the kernels: one list of lines,
+segment by segment (a hypothesis, then its references), with index arrays. Built from
+per-hypothesis reference lists (qascore's API) or from sacrebleu's reference streams (the compat
+layer), validated once here so the kernels can trust it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import chain, repeat
+from operator import is_not
+
+import numpy as np
+
+from ..errors import check_same_length, check_text_batch
+
+
+@dataclass
+class Segments:
+    """Hypotheses with their references laid out in one list, segment by segment:
+    ``lines[hyp_rows[i]]`` is hypothesis i and ``lines[ref_rows[groups[i]:groups[i + 1]]]`` its references."""
+
+    lines: list
+    hyp_rows: np.ndarray
+    ref_rows: np.ndarray
+    groups: np.ndarray
+
+
+def _first_non_string(items) -> int | None:
+    if set(map(type, items)) <= {str}:  # one C-level pass; the slow search only names the culprit
+        return None
+    return next((k for k, x in enumerate(items) if not isinstance(x, str)), None)
+
+
+def _interleave(hypotheses: list, references: list) -> tuple[list, np.ndarray]:
+    """Each hypothesis followed by its references (lists or tuples), without a loop per line."""
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    if len(counts) and not counts.all():
+        i = int(np.argmin(counts))
+        raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
+    hyp_rows = np.arange(len(hypotheses), dtype=np.int64)
+    hyp_rows[1:] += np.cumsum(counts[:-1])
+    return list(chain.from_iterable([(hyp, *refs) for hyp, refs in zip(hypotheses, references)])), hyp_rows
+
+
+def _interleave_checked(hypotheses: list, references: list) -> tuple[list, np.ndarray]:
+    """:func:`_interleave` for any iterables of references, naming a bad entry."""
+    lines: list = []
+    hyp_rows: list[int] = []
+    for i, (hyp, refs) in enumerate(zip(hypotheses, references)):
+        if isinstance(refs, str):
+            raise TypeError(f"references[{i}] must be a list of strings, not a single string")
+        start = len(lines)
+        hyp_rows.append(start)
+        lines.append(hyp)
+        lines.extend(refs)
+        if len(lines) == start + 1:
+            raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
+    return lines, np.asarray(hyp_rows, dtype=np.int64)
+
+
+def segment_lines(hypotheses, references) -> Segments:
+    """Validate (hypotheses, per-hypothesis reference lists) once at the boundary and lay them out
+    as :class:`Segments`. Every hypothesis needs at least one reference."""
+    if isinstance(hypotheses, str):
+        raise TypeError("hypotheses must be a sequence of strings, not a single string")
+    hypotheses = list(hypotheses)
+    if isinstance(references, str):
+        raise TypeError("references must be a sequence of reference lists, not a single string")
+    references = list(references)
+    check_same_length(hypotheses, references, "hypotheses", "references")
+    if set(map(type, references)) <= {list, tuple}:
+        lines, hyp_rows = _interleave(hypotheses, references)
+    else:
+        lines, hyp_rows = _interleave_checked(hypotheses, references)
+    bad = _first_non_string(lines)
+    if bad is not None:
+        seg = int(np.searchsorted(hyp_rows, bad, "right")) - 1
+        if bad == hyp_rows[seg]:
+            raise TypeError(f"hypotheses[{seg}] must be str, got {type(lines[bad]).__name__}")
+        check_text_batch(references[seg], f"references[{seg}]")
+    hyp_rows = np.asarray(hyp_rows, dtype=np.int64)
+    is_ref = np.ones(len(lines), dtype=bool)
+    is_ref[hyp_rows] = False
+    groups = np.zeros(len(hyp_rows) + 1, dtype=np.int64)
+    np.cumsum(np.diff(np.append(hyp_rows, len(lines))) - 1, out=groups[1:])
+    return Segments(lines, hyp_rows, np.flatnonzero(is_ref).astype(np.int64), groups)
+
+
+def segments_from_streams(hypotheses: list, streams: list) -> tuple[Segments, int]:
+    """sacrebleu's reference streams (``streams[j][i]``: the j-th reference of hypothesis i,
+    ``None`` where it has fewer) laid out as :class:`Segments` without a Python loop per segment,
+    and ``nrefs`` as sacrebleu counts it: the common number of references, or -1 when it varies.
+    ``hypotheses`` and each stream are lists of the same length (the caller checks the shapes)."""
+    n, width = len(hypotheses), len(streams)
+    present = np.ones((width + 1, n), dtype=bool)  # row 0: the hypotheses
+    for j, stream in enumerate(streams, 1):
+        if None in stream:
+            present[j] = np.fromiter(map(is_not, stream, repeat(None)), dtype=bool, count=n)
+    counts = present[1:].sum(axis=0)
+    if n and not counts.all():
+        raise ValueError(f"segment {int(np.argmin(counts))} has no reference (all of its streams are None)")
+    pool = list(chain(hypotheses, *streams))  # column j of segment i is pool[j * n + i]
+    segment, column = np.divmod(np.flatnonzero(present.T), width + 1)  # segment-major order
+    lines = list(map(pool.__getitem__, (column * n + segment).tolist()))
+    hyp_rows = np.flatnonzero(column == 0)
+    bad = _first_non_string(lines)
+    if bad is not None:
+        i, j = int(segment[bad]), int(column[bad])
+        what = f"hypotheses[{i}]" if j == 0 else f"reference stream {j - 1}, line {i}"
+        raise TypeError(f"{what} must be str, got {type(lines[bad]).__name__}")
+    groups = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=groups[1:])
+    segments = Segments(lines, hyp_rows.astype(np.int64), np.flatnonzero(column).astype(np.int64), groups)
+    if not n:
+        return segments, width
+    return segments, (int(counts[0]) if (counts == counts[0]).all() else -1)
