@@ -36,6 +36,7 @@ from cython.parallel cimport parallel, prange
 from libc.math cimport ceil, floor
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy
 
 include "_packed_checks.pxi"
 
@@ -293,21 +294,24 @@ cdef bint trace_alignment(Scratch *s, int64_t n, int64_t m) noexcept nogil:
     return True
 
 
+cdef inline void concat4(const int32_t *src, int32_t *dst, int64_t a0, int64_t a1, int64_t b0, int64_t b1,
+                         int64_t c0, int64_t c1, int64_t d0, int64_t d1) noexcept nogil:
+    """``dst`` = src[a0:a1] + src[b0:b1] + src[c0:c1] + src[d0:d1]."""
+    cdef int64_t out = 0
+    memcpy(dst + out, src + a0, (a1 - a0) * sizeof(int32_t)); out += a1 - a0
+    memcpy(dst + out, src + b0, (b1 - b0) * sizeof(int32_t)); out += b1 - b0
+    memcpy(dst + out, src + c0, (c1 - c0) * sizeof(int32_t)); out += c1 - c0
+    memcpy(dst + out, src + d0, (d1 - d0) * sizeof(int32_t))
+
+
 cdef int64_t shift_words(const int32_t *src, int32_t *dst, int64_t n, int64_t start, int64_t length,
                          int64_t target) noexcept nogil:
     """``dst`` = ``src`` with its words start .. start + length - 1 moved to ``target`` (sacrebleu's
     three cases; a target inside the run moves it right by target - start). Returns how many leading
     words are unchanged."""
-    cdef int64_t k, out = 0, end = start + length, mid
+    cdef int64_t k, end = start + length, mid
     if target < start:
-        for k in range(target):
-            dst[out] = src[k]; out += 1
-        for k in range(start, end):
-            dst[out] = src[k]; out += 1
-        for k in range(target, start):
-            dst[out] = src[k]; out += 1
-        for k in range(end, n):
-            dst[out] = src[k]; out += 1
+        concat4(src, dst, 0, target, start, end, target, start, end, n)
         return target
     if target > end:
         mid = target
@@ -318,14 +322,7 @@ cdef int64_t shift_words(const int32_t *src, int32_t *dst, int64_t n, int64_t st
             return n
         mid = min(n, length + target)
         target = mid
-    for k in range(start):
-        dst[out] = src[k]; out += 1
-    for k in range(end, mid):
-        dst[out] = src[k]; out += 1
-    for k in range(start, end):
-        dst[out] = src[k]; out += 1
-    for k in range(target, n):
-        dst[out] = src[k]; out += 1
+    concat4(src, dst, 0, start, end, mid, start, end, target, n)
     return start
 
 
