@@ -4,6 +4,9 @@
   gets the pretrained backbone and a fresh head, which costs exactly the same), triples/s on
   EVOUNA-NQ dev triples, both on the same threads and the same length-bucketed batches (the
   int8 side includes the stacker's linear features; torch runs the network alone);
+- end to end with the defaults (`Ava()`: refs=max, early stop, repeated rows once) on EVOUNA-NQ
+  dev answers with all their gold aliases, against the bare network on single-reference rows in
+  batches of 512, as answers/s over rows/s;
 - single-triple latency of the int8 model on one core (p50 = pytest-benchmark's median);
 - the linear model: features kernel + numpy inference from packed ids, and end to end from strings.
 
@@ -20,6 +23,7 @@ from qascore.text import Vocabulary, get_tokenizer
 
 SHARED = Path(os.environ.get("QASCORE_EVOUNA", Path(__file__).resolve().parents[2] / "shared" / "data" / "ava" / "evouna" / "NQ.json"))
 N_TRANSFORMER = 128
+N_END_TO_END = 512
 RESULTS = {}
 
 
@@ -77,6 +81,47 @@ def test_torch_fp32_triples_per_s(benchmark, dev, onnx_model):
     _report("torch_fp32_triples_per_s", N_TRANSFORMER / benchmark.stats.stats.median, "triples/s")
     if "int8_onnx_triples_per_s" in RESULTS:
         _report("ratio_int8_onnx_over_torch_fp32", RESULTS["int8_onnx_triples_per_s"] / RESULTS["torch_fp32_triples_per_s"], "x")
+
+
+@pytest.fixture(scope="module")
+def dev_aliases():
+    if not SHARED.is_file():
+        pytest.skip(f"EVOUNA not found at {SHARED}")
+    return split_by_question(load_evouna(SHARED, aliases=True))[1].subset(range(N_END_TO_END))
+
+
+@pytest.mark.parametrize("batch_size", [32, 512])
+def test_bare_model_rows_per_s(benchmark, dev_aliases, onnx_model, batch_size):
+    """The network alone on single-reference rows (each answer's first alias). On a CPU a batch of
+    512 rows padded to its longest is several times slower than the model's own batches of 32,
+    so the end-to-end ratio is taken against the faster of the two."""
+    d = dev_aliases
+    r = [refs[0] for refs in d.references]
+    default, onnx_model.batch_size = onnx_model.batch_size, batch_size
+    try:
+        benchmark.pedantic(onnx_model.row_logits, args=(d.questions, r, d.candidates), rounds=3, iterations=1,
+                           warmup_rounds=1)
+    finally:
+        onnx_model.batch_size = default
+    rate = len(d) / benchmark.stats.stats.median
+    _report(f"bare_model_rows_per_s_batch_{batch_size}", rate, "rows/s")
+    RESULTS["bare_model_rows_per_s"] = max(rate, RESULTS.get("bare_model_rows_per_s", 0.0))
+
+
+def test_end_to_end_answers_per_s_defaults(benchmark, dev_aliases, onnx_model):
+    """`Ava()` with its defaults (refs=max, early stop, repeated rows once, stacker) on answers
+    with all their gold aliases; the ratio to the bare model's rows/s is the issue's target."""
+    from qascore.ava import Ava
+
+    d = dev_aliases
+    metric = Ava(onnx_model)
+    benchmark.pedantic(metric.probabilities, args=(d.questions, d.references, d.candidates), rounds=3,
+                       iterations=1, warmup_rounds=1)
+    _report("end_to_end_answers_per_s", len(d) / benchmark.stats.stats.median, "answers/s")
+    _report("aliases_per_answer", sum(map(len, d.references)) / len(d), "")
+    if "bare_model_rows_per_s" in RESULTS:
+        _report("ratio_end_to_end_over_bare_rows", RESULTS["end_to_end_answers_per_s"] / RESULTS["bare_model_rows_per_s"],
+                "x")
 
 
 def test_single_triple_latency_one_core(benchmark, dev):

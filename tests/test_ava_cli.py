@@ -133,7 +133,7 @@ def test_score_json_document_and_old_threads_spelling(capsys):
     assert document["signature"].startswith("qascore:ava-linear|")
     assert cli_main(["ava", "score", str(DEMO), "--model", "linear", "--n-jobs", "2", "--progress"]) == 0
     out, err = capsys.readouterr()
-    assert len(_lines(out)) == 8 and "qascore ava: scoring 8 triples" in err
+    assert len(_lines(out)) == 8 and "ava [" in err and "8/8" in err
 
 
 def test_threads_is_hidden_from_help(capsys):
@@ -209,4 +209,21 @@ def test_demo_part_runs():
     out = io.StringIO()
     run_demo(DEMO.parent, out)
     text = out.getvalue()
-    assert text.startswith("AVA: p(candidate is correct") and "point-wise (threshold 0.54, n=8)" in text
+    assert text.startswith("AVA: p(candidate is correct") and "point-wise (threshold 0.52, n=8)" in text
+
+
+@pytest.mark.parametrize("refs", ["max", "mean"])
+def test_score_reference_rule_and_progress_bar(tmp_path, capsys, refs):
+    """--refs picks the rule (in the signature); --progress scores in chunks with the same result."""
+    records = [{"question": "who wrote hamlet", "reference": ["William Shakespeare", "Marlowe", "Bacon"],
+                "candidate": "Shakespeare wrote it"}] * 3
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert cli_main(["ava", "score", str(data), "-o", str(out), "--model", "linear", "--refs", refs,
+                     "--progress"]) == 0
+    expected = default_linear_model(refs).predict_proba(*zip(*[(r["question"], r["reference"], r["candidate"])
+                                                               for r in records]))
+    assert [line["score"] for line in _lines(out.read_text())] == [round(float(p), 6) for p in expected]
+    err = capsys.readouterr().err
+    assert f"refs:{refs}" in err and "ava [" in err and "3/3" in err

@@ -104,8 +104,11 @@ def test_shipped_stacked_model_equals_its_parts():
     refs = ["William Shakespeare", ["William Shakespeare", "Shakespeare"], "Paris"]
     t = ["Hamlet was written by William Shakespeare.", "Charles Dickens wrote it.", "It is Paris."]
     rq, rr, rt, owner = expand_rows(q, refs, t)
-    expected = mean_by_owner(model.stacker.proba(model.row_logits(rq, rr, rt), compute_features(rq, rr, rt)), owner, 3)
-    np.testing.assert_allclose(model.predict_proba(q, refs, t), expected, atol=1e-12)
+    rows = model.stacker.proba(model.row_logits(rq, rr, rt), compute_features(rq, rr, rt))
+    np.testing.assert_allclose(model.with_refs("mean").predict_proba(q, refs, t), mean_by_owner(rows, owner, 3),
+                               atol=1e-12)
+    best = [rows[owner == i].max() for i in range(3)]
+    np.testing.assert_allclose(model.predict_proba(q, refs, t), best, atol=1e-12)
     assert model.predict_proba(q, refs, t)[0] > 0.5 > model.predict_proba(q, refs, t)[1]
 
 
@@ -133,6 +136,9 @@ def test_cli_calibrate_writes_stacker_and_threshold(tmp_path):
     (model_dir / "model.json").write_text(json.dumps(meta))
     assert cli_main(["ava", "calibrate", str(model_dir), "--data", str(data), "--device", "cpu"]) == 0
     written = json.loads((model_dir / "model.json").read_text())
-    assert written["stacker"]["recipe"]["rows"] == 100 and 0 < written["threshold"] < 1
+    assert written["stacker"]["recipe"]["rows"] == 100 and "threshold" not in written
+    assert set(written["thresholds"]) == {"max", "mean"} and all(0 < v < 1 for v in written["thresholds"].values())
     model = OnnxAvaModel.from_dir(model_dir, device="cpu")
     assert model.stacker == Stacker.from_dict(written["stacker"])
+    assert model.threshold == written["thresholds"]["max"]
+    assert model.with_refs("mean").threshold == written["thresholds"]["mean"]

@@ -60,8 +60,11 @@ def split_gold_alternatives(golden: str) -> list[str]:
     return [p for p in parts if p] or [golden]
 
 
-def load_evouna(path, *, include_improper: bool = False) -> Triples:
-    """All judged (question, gold, answer, label) rows of an EVOUNA file (NQ.json / TQ.json; ``-`` for stdin)."""
+def load_evouna(path, *, include_improper: bool = False, aliases: bool = False) -> Triples:
+    """All judged (question, gold, answer, label) rows of an EVOUNA file (NQ.json / TQ.json; ``-`` for stdin).
+
+    ``aliases``: each row's references are the gold answer's '/'-separated alternatives (what the
+    shipped models are judged on by default) instead of the one string as written."""
     records = read_json(path)
     if not isinstance(records, list):
         raise InputFormatError(path, None, "expected a JSON list of question records")
@@ -74,6 +77,9 @@ def load_evouna(path, *, include_improper: bool = False) -> Triples:
         if rec.get("improper") and not include_improper:
             dropped["improper_questions"] += 1
             continue
+        if not isinstance(rec["golden_answer"], str):
+            raise InputFormatError(path, None, f"{where}: golden_answer must be a string, "
+                                               f"got {type(rec['golden_answer']).__name__}")
         for system in EVOUNA_SYSTEMS:
             answer, judge = rec.get(f"answer_{system}"), rec.get(f"judge_{system}")
             if judge is None or answer is None:
@@ -84,7 +90,7 @@ def load_evouna(path, *, include_improper: bool = False) -> Triples:
                     path, None, f"{where}: judge_{system} must be true/false/null and answer_{system} a string"
                 )
             q.append(rec["question"])
-            refs.append([rec["golden_answer"]])
+            refs.append(split_gold_alternatives(rec["golden_answer"]) if aliases else [rec["golden_answer"]])
             cands.append(answer)
             labels.append(int(judge))
             systems.append(system)

@@ -10,13 +10,12 @@ tau-b with its p-value between the two rankings of systems.
 """
 from __future__ import annotations
 
-import re
-import string
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..signature import make_signature
+from ..text.answers import contains_answer, normalise_answer
 from ..stats import kendalltau
 
 THRESHOLD_GRID = np.round(np.arange(0.01, 1.0, 0.01), 2)
@@ -141,26 +140,18 @@ def systemwise_accuracy(
 
 # --- baselines (SQuAD-style normalisation) --------------------------------------------------
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = str.maketrans("", "", string.punctuation)
-
-
-def squad_normalise(text: str) -> str:
-    return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCT)).split())
-
-
 def baseline_predictions(name: str, candidates, gold_alternatives) -> np.ndarray:
     """0/1 per row: 'exact_match' (candidate equals a gold alternative), 'token_f1' (SQuAD
     token F1 >= 0.5 with some alternative), 'containment' (a gold alternative occurs in the
     candidate), all after SQuAD normalisation."""
     out = np.zeros(len(candidates), dtype=np.int64)
     for i, (cand, golds) in enumerate(zip(candidates, gold_alternatives)):
-        c = squad_normalise(cand)
-        gs = [squad_normalise(g) for g in golds]
+        c = normalise_answer(cand)
+        gs = [normalise_answer(g) for g in golds]
         if name == "exact_match":
             out[i] = any(c == g for g in gs)
         elif name == "containment":
-            out[i] = any(g and g in c for g in gs)  # substring, as the EVOUNA baseline in the notes
+            out[i] = any(contains_answer(c, g) for g in gs)
         elif name == "token_f1":
             out[i] = max((_token_f1(c.split(), g.split()) for g in gs), default=0.0) >= 0.5
         else:

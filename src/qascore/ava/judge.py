@@ -17,17 +17,18 @@ def is_onnx_spec(spec: str) -> bool:
     return spec != "linear" and not str(spec).endswith(".json")
 
 
-def load_model(spec: str = "default", *, device: str = "auto",
+def load_model(spec: str = "default", *, refs: str = "max", device: str = "auto",
                n_threads: int | None = None) -> LinearAva | OnnxAvaModel:
     """The model ``spec`` names: ``default`` (the shipped int8 ONNX model), ``linear`` (the shipped
-    linear model), a linear model ``.json`` file, or an ONNX model directory.
+    linear model), a linear model ``.json`` file, or an ONNX model directory, under the reference
+    rule ``refs`` (``max`` or ``mean``) with that rule's tuned threshold.
 
     An ONNX model needs the ``onnx`` extra (:class:`~qascore.errors.MissingExtraError` otherwise);
     ``device`` and ``n_threads`` apply to ONNX models only.
     """
     if not is_onnx_spec(spec):
-        return default_linear_model() if spec == "linear" else LinearAva.load(Path(spec))
+        return default_linear_model(refs) if spec == "linear" else LinearAva.load(Path(spec), refs=refs)
     require_extra("onnx", *ONNX_MODULES)
     if spec == "default":
-        return load_default_model(device=device, n_threads=n_threads)
-    return OnnxAvaModel.from_dir(Path(spec), device=device, n_threads=n_threads)
+        return load_default_model(device=device, n_threads=n_threads, refs=refs)
+    return OnnxAvaModel.from_dir(Path(spec), device=device, n_threads=n_threads, refs=refs)

@@ -4,11 +4,11 @@ The features (paper, Section 5) are :func:`qascore.ava.features.compute_features
 
 Training uses scikit-learn (a linear SVM with Platt scaling, as the paper did); inference is
 numpy only: p = 1 / (1 + exp(A f + B)) with f = w . x + b the SVM decision value.
-Several references: probabilities averaged.
+Several references: probabilities combined by the rule ``refs`` (``max`` by default, or ``mean``).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +18,7 @@ from ..models import bundled_path
 from ..runtime.session import check_model_file
 from ..signature import make_signature
 from .features import FEATURE_NAMES, _kernel, compute_features, pack_short_answers
-from .rows import check_lengths, expand_rows, mean_by_owner
+from .rows import REFERENCE_RULES, check_lengths, check_rule, combine_by_owner, expand_rows
 
 # _kernel and pack_short_answers stay importable from here for the benchmarks.
 __all__ = ["FEATURE_NAMES", "LinearAva", "_kernel", "compute_features", "default_linear_model",
@@ -27,18 +27,37 @@ __all__ = ["FEATURE_NAMES", "LinearAva", "_kernel", "compute_features", "default
 
 @dataclass
 class LinearAva:
-    """A trained linear AVA model (numpy inference)."""
+    """A trained linear AVA model (numpy inference).
+
+    ``thresholds`` holds the tuned threshold of each reference rule; ``threshold`` is the one in
+    use (the rule ``refs``'s, unless set otherwise)."""
 
     weights: list  # 4 floats; a positive decision value leans to 'correct'
     bias: float
     platt_a: float
     platt_b: float
-    threshold: float = 0.5
+    threshold: float | None = None
     recipe: dict = field(default_factory=dict)
+    thresholds: dict = field(default_factory=dict)
+    refs: str = "max"
+
+    def __post_init__(self) -> None:
+        check_rule(self.refs)
+        if not self.thresholds:  # a model saved with one threshold uses it under both rules
+            self.thresholds = dict.fromkeys(REFERENCE_RULES, 0.5 if self.threshold is None else self.threshold)
+        if self.threshold is None:
+            self.threshold = float(self.thresholds.get(self.refs, 0.5))
 
     def settings(self) -> dict:
         """Every setting that changes a probability or a label, as the signature lists them."""
-        return dict(features="+".join(FEATURE_NAMES), tokenizer="rouge", threshold=f"{self.threshold:.2f}", refs="mean")
+        return dict(features="+".join(FEATURE_NAMES), tokenizer="rouge", threshold=f"{self.threshold:.2f}",
+                    refs=self.refs)
+
+    def with_refs(self, refs: str, threshold: float | None = None) -> LinearAva:
+        """The same model under the reference rule ``refs``, with that rule's tuned threshold unless
+        ``threshold`` is given."""
+        chosen = self.thresholds.get(refs, self.threshold) if threshold is None else threshold
+        return replace(self, refs=check_rule(refs), threshold=chosen)
 
     @property
     def signature(self) -> str:
@@ -51,7 +70,7 @@ class LinearAva:
         return 1.0 / (1.0 + np.exp(self.platt_a * self.decision(features) + self.platt_b))
 
     def predict_proba(self, questions, references, candidates, short_answers=None, *, n_jobs=None) -> np.ndarray:
-        """p(correct) per triple; ``references[i]`` a string or a list (probabilities averaged).
+        """p(correct) per triple; ``references[i]`` a string or a list (combined by ``refs``).
 
         ``short_answers[i]`` (a list of strings) replaces triple i's references in x1. Lists of
         different lengths are a ValueError naming the lengths.
@@ -61,10 +80,10 @@ class LinearAva:
             raise ValueError(f"short_answers has {len(short_answers)} items, expected {n}")
         if n == 0:
             return np.zeros(0)
-        q, r, t, owner = expand_rows(questions, references, candidates)
+        q, r, t, owner = expand_rows(questions, references, candidates, distinct=self.refs == "max")
         s = None if short_answers is None else [short_answers[i] for i in owner]
         feats = compute_features(q, r, t, s, n_jobs=n_jobs)
-        return mean_by_owner(self.proba_of_features(feats), owner, n)
+        return combine_by_owner(self.proba_of_features(feats), owner, n, self.refs)
 
     def predict(self, questions, references, candidates, short_answers=None, *, n_jobs=None) -> np.ndarray:
         return (
@@ -77,13 +96,17 @@ class LinearAva:
             out.write(dumps(asdict(self)) + "\n")
 
     @classmethod
-    def load(cls, path) -> LinearAva:
-        return cls(**read_json(check_model_file(path, "linear AVA model")))
+    def load(cls, path, *, refs: str = "max") -> LinearAva:
+        """A saved model under the reference rule ``refs`` (its tuned threshold for that rule)."""
+        saved = read_json(check_model_file(path, "linear AVA model"))
+        if saved.get("thresholds"):
+            saved["threshold"] = None  # the rule's own
+        return cls(**{**saved, "refs": refs})
 
 
-def default_linear_model() -> LinearAva:
+def default_linear_model(refs: str = "max") -> LinearAva:
     """The shipped linear model (``models/ava/linear.json``), trained on EVOUNA-NQ's train split."""
-    return LinearAva.load(bundled_path("ava", "linear.json"))
+    return LinearAva.load(bundled_path("ava", "linear.json"), refs=refs)
 
 
 def train_linear(features: np.ndarray, labels: np.ndarray, *, seed: int = 13, recipe: dict | None = None) -> LinearAva:

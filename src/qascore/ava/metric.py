@@ -1,7 +1,8 @@
 """AVA as a :class:`~qascore.metric.Metric`: the judge model's ``predict_proba`` per batch of triples.
 
 A batch is ``(questions, references, candidates)``: parallel sequences, ``references[i]`` a string or
-a non-empty list of strings (the probabilities of its references are averaged, as the model does).
+a non-empty list of strings, combined by the rule ``refs``: ``max`` (default: the answer is right
+when it matches any reference) or ``mean`` (the paper's rule, for sentence-long references).
 """
 from __future__ import annotations
 
@@ -34,7 +35,10 @@ class Ava(Metric):
     ``model``: ``"default"`` (the shipped int8 ONNX a2 model with its stacker; needs the ``onnx``
     extra), ``"linear"`` (the shipped four-feature linear model, numpy only), a linear model
     ``.json``, an ONNX model directory, or a model object (:class:`LinearAva`,
-    :class:`~qascore.ava.transformer.OnnxAvaModel`). ``threshold`` defaults to the model's tuned one;
+    :class:`~qascore.ava.transformer.OnnxAvaModel`). ``refs``: how a triple's references combine,
+    ``"max"`` (default; references are acceptable alternatives, e.g. aliases) or ``"mean"`` (the
+    paper's rule, for sentence-long references that each restate the answer); it goes into the
+    signature. ``threshold`` defaults to the model's one tuned for that rule;
     ``device`` applies to ONNX models, ``n_jobs`` to the feature threads (linear) or the ONNX
     Runtime threads.
 
@@ -42,16 +46,19 @@ class Ava(Metric):
     ``label`` (1 when probability >= threshold, else 0: ``model.predict`` at the model's
     threshold). ``corpus_score`` gives ``probability`` (the mean probability) and ``correct`` (the
     fraction judged correct: the system's estimated accuracy); an empty corpus gives 0.0 for both.
-    The linear model scores each triple independently of its batch, so any split of a corpus gives
-    the same figures; the int8 ONNX model quantises activations per batch, so a triple's
-    probability can move by ~1e-3 with its batch mates.
+    Both models score each triple independently of its batch (the shipped ONNX model quantises
+    activations with fixed ranges), so any split of a corpus gives the same figures.
     """
 
     name = "ava"
 
-    def __init__(self, model: Any = "default", *, threshold: float | None = None, device: str = "auto",
-                 n_jobs: int | None = None) -> None:
-        self.model = load_model(model, device=device, n_threads=n_jobs) if isinstance(model, str) else model
+    def __init__(self, model: Any = "default", *, refs: str = "max", threshold: float | None = None,
+                 device: str = "auto", n_jobs: int | None = None) -> None:
+        if isinstance(model, str):
+            model = load_model(model, refs=refs, device=device, n_threads=n_jobs)
+        if hasattr(model, "with_refs"):
+            model = model.with_refs(refs, threshold)
+        self.model = model
         self.threshold = float(self.model.threshold if threshold is None else threshold)
         self.n_jobs = n_jobs
 

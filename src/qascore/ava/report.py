@@ -8,16 +8,18 @@ from .data import Triples
 from .evaluate import pointwise, systemwise_accuracy
 
 
-def evaluate_triples(model, triples: Triples, threshold: float | None = None) -> dict:
+def evaluate_triples(model, triples: Triples, threshold: float | None = None, *, probabilities=None) -> dict:
     """Point-wise metrics at the model's (or the given) threshold, and, when the triples come
     from more than one system, the system-wise table.
 
     ``model`` is any AVA model (``predict_proba``, ``threshold``, ``signature``); ``triples``
-    need labels. Kendall's tau of two systems with tied accuracies is NaN (``null`` in JSON).
+    need labels; ``probabilities``, when given, are the model's ``predict_proba`` of them,
+    computed already. Kendall's tau of two systems with tied accuracies is NaN (``null`` in JSON).
     """
     if triples.labels is None:
         raise ValueError("evaluation needs labelled triples")
-    probs = model.predict_proba(triples.questions, triples.references, triples.candidates)
+    probs = model.predict_proba(triples.questions, triples.references, triples.candidates) \
+        if probabilities is None else np.asarray(probabilities)
     th = model.threshold if threshold is None else threshold
     point = pointwise(triples.labels, (probs >= th).astype(np.int64))
     report = {"pointwise": point.as_dict(), "threshold": th, "signature": model.signature}

@@ -1,12 +1,16 @@
-"""Rows of AVA triples: one row per (triple, reference), and the per-triple mean over its rows.
+"""Rows of AVA triples: one row per (triple, reference), and the per-triple combination of its rows.
 
-Every AVA model scores single-reference rows; a triple with several references gets the mean of
-its rows' probabilities (the paper's rule). The helpers here are shared by the linear model, the
-ONNX models and training, and import nothing else of the package.
+Every AVA model scores single-reference rows. A triple with several references combines its
+rows' probabilities by a rule: ``max`` (the default: the references are acceptable alternatives,
+so the answer is right when it matches any of them) or ``mean`` (the paper's rule, made for
+sentence-long references that each restate the whole answer). The helpers here are shared by the
+linear model, the ONNX models and training, and import only the text layer.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from ..text.answers import contains_answer, normalise_answer
 
 
 def check_lengths(questions, references, candidates) -> int:
@@ -18,11 +22,13 @@ def check_lengths(questions, references, candidates) -> int:
     return n
 
 
-def expand_rows(questions, references, candidates) -> tuple[list, list, list, np.ndarray]:
+def expand_rows(questions, references, candidates, *, distinct: bool = False) -> tuple[list, list, list, np.ndarray]:
     """One row per (triple, reference): q, r, t lists and the owning triple index of each row.
 
     ``references[i]`` is a string or a non-empty list of strings; an empty list is a ValueError,
-    anything else (None included) a TypeError naming the row.
+    anything else (None included) a TypeError naming the row. ``distinct``: a reference equal to
+    an earlier one of the same triple after answer normalisation (:func:`normalise_answer`) gets
+    no row (for the ``max`` rule, where a repeat cannot change the result).
     """
     check_lengths(questions, references, candidates)
     q, r, t, owner = [], [], [], []
@@ -34,12 +40,67 @@ def expand_rows(questions, references, candidates) -> tuple[list, list, list, np
                                if isinstance(refs, (list, tuple)) else ""))
         if len(refs) == 0:
             raise ValueError(f"references[{i}] is empty: every triple needs at least one reference")
+        if distinct and len(refs) > 1:
+            kept: dict = {}
+            for ref in refs:
+                kept.setdefault(normalise_answer(ref), ref)
+            refs = list(kept.values())
         for ref in refs:
             q.append(questions[i])
             r.append(ref)
             t.append(candidates[i])
             owner.append(i)
     return q, r, t, np.asarray(owner, dtype=np.int64)
+
+
+REFERENCE_RULES = ("max", "mean")
+
+
+def check_rule(refs: str) -> str:
+    """``refs`` itself, or a ValueError naming the rules."""
+    if refs not in REFERENCE_RULES:
+        raise ValueError(f"refs must be one of {REFERENCE_RULES}, got {refs!r}")
+    return refs
+
+
+def combine_by_owner(values: np.ndarray, owner: np.ndarray, n: int, refs: str) -> np.ndarray:
+    """Per triple, the ``max`` or the ``mean`` of its rows' ``values`` (0 for a triple without rows)."""
+    if check_rule(refs) == "mean":
+        return mean_by_owner(values, owner, n)
+    out = np.full(n, -np.inf)
+    np.maximum.at(out, owner, np.asarray(values, dtype=np.float64))
+    out[np.isneginf(out)] = 0.0
+    return out
+
+
+def unique_rows(q: list, r: list, t: list) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)``: the index of the first occurrence of each distinct (q, r, t) row and,
+    per row, the position of its distinct row in ``first``; a model scores ``first`` only (its
+    scores do not depend on the batch, so a repeated row needs no second run)."""
+    seen: dict = {}
+    inverse = np.fromiter((seen.setdefault(key, len(seen)) for key in zip(q, r, t)), dtype=np.int64, count=len(q))
+    first = np.full(len(seen), -1, dtype=np.int64)
+    first[inverse[::-1]] = np.arange(len(q) - 1, -1, -1, dtype=np.int64)
+    return first, inverse
+
+
+def lead_rows(r: list, t: list, owner: np.ndarray) -> np.ndarray:
+    """Per triple (in owner order), its row whose reference best matches the candidate lexically:
+    contained in it after answer normalisation first, then the largest share of the reference's
+    tokens found in it; the first such row on ties. Rows are grouped by owner, as from expand_rows."""
+    normalised: dict = {}
+    score = np.empty(len(r))
+    for k, (ref, cand) in enumerate(zip(r, t)):
+        if cand not in normalised:
+            text = normalise_answer(cand)
+            normalised[cand] = (text, set(text.split()))
+        text, words = normalised[cand]
+        ref = normalise_answer(ref)
+        tokens = ref.split()
+        score[k] = 2.0 if contains_answer(text, ref) else sum(w in words for w in tokens) / max(len(tokens), 1)
+    order = np.lexsort((-score, owner))  # by owner, then best score first, stable
+    starts = np.flatnonzero(np.r_[True, owner[order][1:] != owner[order][:-1]])
+    return order[starts]
 
 
 def mean_by_owner(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:

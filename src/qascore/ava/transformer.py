@@ -5,6 +5,7 @@ window, tuned threshold, recipe). The default one ships in ``qascore/models/ava`
 """
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,8 @@ from ..runtime.tokenize import TextTokenizer
 from ..signature import make_signature
 from .features import compute_features
 from .inputs import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
-from .rows import check_lengths, expand_rows, mean_by_owner, sigmoid
+from .rows import REFERENCE_RULES, check_lengths, check_rule, combine_by_owner, expand_rows, lead_rows, \
+    mean_by_owner, sigmoid, unique_rows
 from .stacking import Stacker
 
 # expand_rows, mean_by_owner and sigmoid stay importable from here (they lived here before rows.py).
@@ -27,17 +29,23 @@ ONNX_MODULES = ("onnxruntime", "tokenizers")
 
 
 class OnnxAvaModel:
-    """An exported a0/a1/a2 network. ``predict_proba(q, refs, t)`` averages over references."""
+    """An exported a0/a1/a2 network. ``predict_proba(q, refs, t)`` combines a triple's references
+    by the rule ``refs``: ``max`` (default; references are acceptable alternatives) or ``mean``
+    (the paper's rule). ``thresholds`` holds the tuned threshold of each rule; ``threshold``, when
+    given, overrides it."""
 
     def __init__(self, model_path, *, tokenizer_file, arch: str, device: str = "auto", n_threads: int | None = None,
-                 batch_size: int = 32, max_length: int = PAIR_MAX_LENGTH, threshold: float = 0.5,
-                 truncation: str = "warn", recipe: dict | None = None, stacker: Stacker | None = None,
-                 cuda_float16: bool = False) -> None:
+                 batch_size: int = 32, max_length: int = PAIR_MAX_LENGTH, threshold: float | None = None,
+                 thresholds: dict | None = None, refs: str = "max", early_stop: bool = True, truncation: str = "warn",
+                 recipe: dict | None = None, stacker: Stacker | None = None, cuda_float16: bool = False) -> None:
         require_extra("onnx", *ONNX_MODULES)
         slots_of(arch)
         self.stacker = stacker
         self.arch = arch
-        self.threshold = float(threshold)
+        self.refs = check_rule(refs)
+        self.early_stop = bool(early_stop)
+        self.thresholds = {rule: float(v) for rule, v in (thresholds or {}).items()}
+        self.threshold = float(self.thresholds.get(refs, 0.5) if threshold is None else threshold)
         self.batch_size = batch_size
         self.truncation = truncation
         self.recipe = recipe or {}
@@ -51,10 +59,12 @@ class OnnxAvaModel:
         directory = Path(directory)
         meta_path = check_model_file(directory / "model.json", "AVA model description (model.json)")
         meta = read_json(meta_path)
-        for key in ("arch", "max_length", "threshold"):
+        for key in ("arch", "max_length"):
             if key not in meta:
                 raise ModelFileError(f"{meta_path}: missing key {key!r}")
-        options.setdefault("threshold", meta["threshold"])
+        if "thresholds" not in meta and "threshold" not in meta:
+            raise ModelFileError(f"{meta_path}: missing key 'thresholds' (the tuned threshold of each reference rule)")
+        options.setdefault("thresholds", meta.get("thresholds") or dict.fromkeys(REFERENCE_RULES, meta["threshold"]))
         if "stacker" in meta:
             options.setdefault("stacker", Stacker.from_dict(meta["stacker"]))
         return cls(directory / "model.onnx", tokenizer_file=directory / "tokenizer.json", arch=meta["arch"],
@@ -63,12 +73,21 @@ class OnnxAvaModel:
     def settings(self) -> dict:
         """Every setting that changes a probability or a label, as the signature lists them."""
         return dict(model=self.recipe.get("name", self.arch), arch=self.arch, threshold=f"{self.threshold:.2f}",
-                    max_length=self.tokenizer.max_length, refs="mean",
+                    max_length=self.tokenizer.max_length, refs=self.refs,
+                    **({"early_stop": "yes" if self.early_stop else "no"} if self.refs == "max" else {}),
                     stack="logit+linear4" if self.stacker else "none", runtime=self.session.describe())
 
     @property
     def signature(self) -> str:
         return make_signature("ava", **self.settings())
+
+    def with_refs(self, refs: str, threshold: float | None = None) -> OnnxAvaModel:
+        """The same model (one shared session) under the reference rule ``refs``, with that rule's
+        tuned threshold unless ``threshold`` is given (early stopping stops at it)."""
+        model = copy.copy(self)
+        model.refs = check_rule(refs)
+        model.threshold = float(self.thresholds.get(refs, self.threshold) if threshold is None else threshold)
+        return model
 
     def logits_of_slots(self, slots: list) -> np.ndarray:
         """Logits for pre-encoded slots (one :class:`~qascore.runtime.Encoded` per slot)."""
@@ -92,18 +111,43 @@ class OnnxAvaModel:
         slots = [self.tokenizer.encode(a, b, truncation=self.truncation) for a, b in build_pairs(self.arch, q, r, t)]
         return self.logits_of_slots(slots)
 
+    def row_proba(self, q: list, r: list, t: list) -> np.ndarray:
+        """p(correct) of each single-reference row (the stacker applied when there is one); a
+        repeated row is scored once."""
+        first, inverse = unique_rows(q, r, t)
+        q, r, t = [q[i] for i in first], [r[i] for i in first], [t[i] for i in first]
+        logits = self.row_logits(q, r, t)
+        proba = sigmoid(logits) if self.stacker is None else self.stacker.proba(logits, compute_features(q, r, t))
+        return proba[inverse]
+
     def predict_proba(self, questions, references, candidates) -> np.ndarray:
-        """p(correct) per triple; ``references[i]`` is a string or a list (scores averaged).
-        With a stacker, each row's logit is combined with its linear features first. Lists of
-        different lengths are a ValueError naming the lengths."""
+        """p(correct) per triple; ``references[i]`` is a string or a list, combined by the rule
+        ``refs``. Under ``max``, references equal after answer normalisation are scored once, and
+        with ``early_stop`` the reference that best matches the candidate lexically is scored
+        first: when it reaches the threshold the others are not scored (the label is the one the
+        full max gives; the probability is that reference's, a lower bound of the max). With a
+        stacker, each row's logit is combined with its linear features first. Lists of different
+        lengths are a ValueError naming the lengths."""
         n = check_lengths(questions, references, candidates)
         if n == 0:
             return np.zeros(0)
-        q, r, t, owner = expand_rows(questions, references, candidates)
-        logits = self.row_logits(q, r, t)
-        if self.stacker is None:
-            return mean_by_owner(sigmoid(logits), owner, n)
-        return mean_by_owner(self.stacker.proba(logits, compute_features(q, r, t)), owner, n)
+        q, r, t, owner = expand_rows(questions, references, candidates, distinct=self.refs == "max")
+        if self.refs == "mean" or not self.early_stop or len(owner) == n:
+            return combine_by_owner(self.row_proba(q, r, t), owner, n, self.refs)
+        proba = np.full(len(owner), -np.inf)  # a row left unscored cannot be the max
+
+        def score(rows: np.ndarray) -> None:
+            if len(rows):
+                proba[rows] = self.row_proba([q[i] for i in rows], [r[i] for i in rows], [t[i] for i in rows])
+
+        lead = lead_rows(r, t, owner)
+        score(lead)
+        settled = np.zeros(n, dtype=bool)
+        settled[owner[lead]] = proba[lead] >= self.threshold
+        is_lead = np.zeros(len(owner), dtype=bool)
+        is_lead[lead] = True
+        score(np.flatnonzero(~is_lead & ~settled[owner]))
+        return combine_by_owner(proba, owner, n, "max")
 
     def predict(self, questions, references, candidates) -> np.ndarray:
         return (self.predict_proba(questions, references, candidates) >= self.threshold).astype(np.int64)

@@ -19,12 +19,15 @@ import numpy as np
 from ..ava.data import (CALIBRATION_FRACTION, CALIBRATION_SEED, calibration_split, load_evouna, load_jsonl_triples,
                         split_by_question, split_gold_alternatives)
 from ..ava.judge import MODEL_SPECS, is_onnx_spec, load_model
+from ..ava.linear import LinearAva
 from ..ava.metric import Ava
 from ..ava.report import evaluate_triples, format_report
+from ..ava.rows import REFERENCE_RULES
 from ..ava.transformer import ONNX_MODULES
 from ..io import STDIN, dumps, iter_texts, open_output, read_json, write_jsonl
 from . import options
 
+_CHUNK = 2048  # triples per progress step
 SCORE_DIGITS = 6  # the "score" field is rounded so that output files stay readable and diffable
 
 
@@ -73,10 +76,9 @@ def run_score(args) -> int:
                    for q, r, c in zip(questions, references, candidates)]
     progress = options.show_progress(args, len(records))
     _say(progress, f"read {len(records)} triples; loading the model")
-    metric = Ava(args.model, device=args.device, n_jobs=args.n_jobs)
+    metric = Ava(args.model, refs=args.refs, device=args.device, n_jobs=args.n_jobs)
     model = metric.model
-    _say(progress, f"scoring {len(records)} triples")
-    probs = metric.probabilities(questions, references, candidates)
+    probs = _in_chunks(metric.probabilities, questions, references, candidates, progress)
     scored = [{**record, "score": round(float(p), SCORE_DIGITS)} for record, p in zip(records, probs)]
     with open_output(args.output) as out:
         if args.output_format == "json":
@@ -87,9 +89,23 @@ def run_score(args) -> int:
     return 0
 
 
-def _load_labelled(path: str, split: str):
+def _in_chunks(predict, questions, references, candidates, progress: bool) -> np.ndarray:
+    """``predict`` chunk by chunk so a bar can move; the models score every triple independently
+    of its batch, so the result is the same as one call."""
+    bar = options.ProgressBar(len(questions), progress, "ava")
+    if not progress:
+        return predict(questions, references, candidates)
+    parts = []
+    for start in range(0, len(questions), _CHUNK):
+        stop = start + _CHUNK
+        parts.append(predict(questions[start:stop], references[start:stop], candidates[start:stop]))
+        bar.advance(len(parts[-1]))
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _load_labelled(path: str, split: str, aliases: bool = False):
     if path.endswith(".json"):
-        triples = load_evouna(path)
+        triples = load_evouna(path, aliases=aliases)
         if split != "all":
             train, dev = split_by_question(triples)
             triples = train if split == "train" else dev
@@ -100,12 +116,12 @@ def _load_labelled(path: str, split: str):
 
 def run_eval(args) -> int:
     _check_model_extra(args.model)
-    triples = _load_labelled(args.input, args.split)
+    triples = _load_labelled(args.input, args.split, args.aliases)
     progress = options.show_progress(args, len(triples))
     _say(progress, f"read {len(triples)} labelled triples; loading the model")
-    model = load_model(args.model, device=args.device, n_threads=args.n_jobs)
-    _say(progress, f"scoring {len(triples)} triples")
-    report = evaluate_triples(model, triples, args.threshold)
+    model = load_model(args.model, refs=args.refs, device=args.device, n_threads=args.n_jobs)
+    probs = _in_chunks(model.predict_proba, triples.questions, triples.references, triples.candidates, progress)
+    report = evaluate_triples(model, triples, args.threshold, probabilities=probs)
     with open_output(args.output) as out:
         out.write(format_report(report) + "\n" if args.output_format == "text" else dumps(report) + "\n")
     return 0
@@ -154,35 +170,58 @@ def run_train(args) -> int:
     return 0
 
 
-def run_calibrate(args) -> int:
-    """Fit the stacker (logit + linear features) and the threshold on the calibration part of the
-    train split, with the model's own (e.g. int8) logits, and write them into its model.json."""
-    options.check_extra("onnx", *ONNX_MODULES)
-    options.check_extra("train", "sklearn")
-    from ..ava.evaluate import tune_threshold
-    from ..ava.features import compute_features
-    from ..ava.rows import expand_rows, mean_by_owner
-    from ..ava.stacking import fit_stacker
-    from ..ava.transformer import OnnxAvaModel
+def _calibration_part(args, *, aliases: bool):
+    train, _ = split_by_question(load_evouna(args.data, aliases=aliases), seed=args.split_seed)
+    return calibration_split(train)[1]
 
+
+def _tuned_thresholds(model, cal) -> dict:
+    """Per reference rule, the threshold tuned on the calibration triples (system-wise RMSE); the
+    triples' references are the gold aliases, as users pass them."""
+    from ..ava.evaluate import tune_threshold
+
+    return {rule: tune_threshold(model.with_refs(rule).predict_proba(cal.questions, cal.references, cal.candidates),
+                                 cal.labels, cal.systems) for rule in REFERENCE_RULES}
+
+
+def run_calibrate(args) -> int:
+    """Tune a model's threshold per reference rule on the calibration part of the train split and
+    write them into its file; an ONNX model directory also gets its stacker (logit + linear
+    features) fitted there first, with the model's own (e.g. int8) logits."""
     directory = Path(args.model_dir)
-    model = OnnxAvaModel.from_dir(directory, device=args.device, n_threads=args.n_jobs, stacker=None)
-    train, _ = split_by_question(load_evouna(args.data), seed=args.split_seed)
-    _, cal = calibration_split(train)
-    q, r, t, owner = expand_rows(cal.questions, cal.references, cal.candidates)
-    logits, features = model.row_logits(q, r, t), compute_features(q, r, t)
+    cal = _calibration_part(args, aliases=True)
     recipe = {"command": "qascore " + " ".join(sys.argv[1:]), "data": Path(args.data).name,
               "calibration": f"train split (seed {args.split_seed}) re-split by question, seed {CALIBRATION_SEED}, "
                              f"{CALIBRATION_FRACTION:.0%}"}
-    stacker = fit_stacker(logits, features, cal.require_labels()[owner], recipe=recipe)
-    threshold = tune_threshold(mean_by_owner(stacker.proba(logits, features), owner, len(cal)), cal.labels, cal.systems)
+    if not is_onnx_spec(args.model_dir):
+        linear = LinearAva.load(directory)
+        linear.thresholds = _tuned_thresholds(linear, cal)
+        linear.recipe = {**linear.recipe, "thresholds": recipe}
+        linear.save(directory)
+        print(f"thresholds {linear.thresholds} -> {directory}")
+        return 0
+    options.check_extra("onnx", *ONNX_MODULES)
+    options.check_extra("train", "sklearn")
+    from ..ava.features import compute_features
+    from ..ava.rows import expand_rows
+    from ..ava.stacking import fit_stacker
+    from ..ava.transformer import OnnxAvaModel
+
+    model = OnnxAvaModel.from_dir(directory, device=args.device, n_threads=args.n_jobs, stacker=None)
+    # the stacker learns from whole gold answers (a wrong alias of a right answer is no negative)
+    whole = _calibration_part(args, aliases=False)
+    q, r, t, owner = expand_rows(whole.questions, whole.references, whole.candidates)
+    logits, features = model.row_logits(q, r, t), compute_features(q, r, t)
+    model.stacker = fit_stacker(logits, features, whole.require_labels()[owner], recipe=recipe)
+    thresholds = _tuned_thresholds(model, cal)
     meta_path = directory / "model.json"
     meta = read_json(meta_path)
-    meta["stacker"], meta["threshold"] = stacker.as_dict(), threshold
+    meta.pop("threshold", None)
+    meta["stacker"], meta["thresholds"] = model.stacker.as_dict(), thresholds
     with open_output(meta_path) as out:
         out.write(dumps(meta) + "\n")
-    print(f"stacker {stacker.weights} + {stacker.bias:.4f} (C={stacker.recipe['C']}), "
-          f"threshold {threshold:.2f} -> {meta_path}")
+    print(f"stacker {model.stacker.weights} + {model.stacker.bias:.4f} (C={model.stacker.recipe['C']}), "
+          f"thresholds {thresholds} -> {meta_path}")
     return 0
 
 
@@ -194,6 +233,9 @@ def _add_n_jobs(p) -> None:
 
 def _add_model_options(p) -> None:
     p.add_argument("--model", default="default", help=MODEL_SPECS)
+    p.add_argument("--refs", default="max", choices=REFERENCE_RULES,
+                   help="how a triple's references combine: max (default; any reference may match, e.g. aliases) "
+                        "or mean (the paper's rule, for sentence-long references)")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     _add_n_jobs(p)
 
@@ -227,6 +269,8 @@ def register(subparsers) -> None:
                     help="EVOUNA .json, or JSONL with question, reference, candidate, label[, system] (- for stdin)")
     ev.add_argument("--split", default="dev", choices=["dev", "train", "all"],
                     help="EVOUNA split by question (seed 20240)")
+    ev.add_argument("--aliases", action="store_true",
+                    help="EVOUNA: judge against the gold answer's '/'-separated alternatives, one reference each")
     ev.add_argument("--threshold", type=float, default=None, help="decision threshold (default: the model's tuned one)")
     _add_model_options(ev)
     options.add_progress(ev)
@@ -246,9 +290,10 @@ def register(subparsers) -> None:
     tr.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     tr.set_defaults(func=run_train)
 
-    cal = sub.add_parser("calibrate", help="fit the stacker and threshold of an ONNX model dir on EVOUNA's calibration "
-                                           "split; needs qascore[onnx] and qascore[train]")
-    cal.add_argument("model_dir")
+    cal = sub.add_parser("calibrate", help="tune the threshold of each reference rule (and fit the stacker of an ONNX "
+                                           "model dir) on EVOUNA's calibration split; needs qascore[train] "
+                                           "(and qascore[onnx] for an ONNX model)")
+    cal.add_argument("model_dir", help="an ONNX model directory or a linear model .json")
     cal.add_argument("--data", required=True, help="EVOUNA NQ.json")
     cal.add_argument("--split-seed", type=int, default=20240)
     cal.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])

@@ -78,6 +78,25 @@ def show_progress(args, n_items: int, threshold: int = 50_000) -> bool:
     return n_items >= threshold and sys.stderr.isatty()
 
 
+class ProgressBar:
+    """A one-line bar on stderr, redrawn per chunk of examples."""
+
+    def __init__(self, total: int, enabled: bool, label: str, stream=None) -> None:
+        self.total, self.done, self.enabled, self.label = total, 0, enabled, label
+        self.stream = stream if stream is not None else sys.stderr
+
+    def advance(self, n: int) -> None:
+        if not self.enabled:
+            return
+        self.done += n
+        width = 30
+        filled = width * self.done // max(self.total, 1)
+        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}")
+        if self.done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
 def add_hidden_alias(parser, *flags: str, dest: str, **kwargs) -> None:
     """An old spelling of a shared option, accepted but not shown in --help."""
     parser.add_argument(*flags, dest=dest, help=argparse.SUPPRESS, **kwargs)

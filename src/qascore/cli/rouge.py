@@ -15,7 +15,6 @@ signature. Long inputs show a progress bar on stderr.
 """
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 
@@ -43,26 +42,7 @@ def _merge_reference_files(streams: list[list], paths: list[str], n_predictions:
     return merged
 
 
-class ProgressBar:
-    """A one-line bar on stderr, redrawn per chunk."""
-
-    def __init__(self, total: int, enabled: bool, stream=None) -> None:
-        self.total, self.done, self.enabled = total, 0, enabled
-        self.stream = stream if stream is not None else sys.stderr
-
-    def advance(self, n: int) -> None:
-        if not self.enabled:
-            return
-        self.done += n
-        width = 30
-        filled = width * self.done // max(self.total, 1)
-        self.stream.write(f"\rrouge [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}")
-        if self.done >= self.total:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
-def score_in_chunks(predictions, references, progress: ProgressBar, **settings) -> RougeResult:
+def score_in_chunks(predictions, references, progress: options.ProgressBar, **settings) -> RougeResult:
     """:func:`rouge` chunk by chunk, so the bar moves; the arrays are concatenated in order."""
     parts = []
     for start in range(0, len(predictions), _CHUNK) or [0]:
@@ -117,7 +97,7 @@ def run(args) -> int:
     streams = [list(iter_texts(p, args.format, args.ref_field, tsv_header=args.tsv_header, allow_lists=True))
                for p in args.references]
     references = _merge_reference_files(streams, args.references, len(predictions), args.predictions)
-    progress = ProgressBar(len(predictions), options.show_progress(args, len(predictions)))
+    progress = options.ProgressBar(len(predictions), options.show_progress(args, len(predictions)), "rouge")
     result = score_in_chunks(predictions, references, progress, rouge_types=types, use_stemmer=args.stem,
                              tokenizer=args.tokenizer, multi_ref=args.multi_ref, gamma=args.gamma,
                              split_summaries=args.split_summaries, n_jobs=args.n_jobs)

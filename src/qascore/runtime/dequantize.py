@@ -1,13 +1,13 @@
 """A float graph from a dynamically quantised one, for the GPU.
 
-onnxruntime's dynamic int8 format (``quantize_dynamic``: DynamicQuantizeLinear feeding
-MatMulInteger, QAttention and QEmbedLayerNormalization) is a CPU format: on the CUDA provider
-most of those operators fall back to the CPU and the model runs about 45x slower than the same
-network in fp32 (docs/ava.md). Shipping a second, float copy of each model would triple the
-package, so a CUDA session rebuilds the float graph from the int8 one instead: every quantised
-weight is dequantised, ``(q - zero_point) * scale``, and each quantised operator is replaced by
-its float counterpart (MatMul, Attention, EmbedLayerNormalization) fed by the float activation
-that DynamicQuantizeLinear used to quantise.
+onnxruntime's int8 format (``quantize_dynamic``: DynamicQuantizeLinear, or a QuantizeLinear with
+fixed scales, feeding MatMulInteger / MatMulIntegerToFloat, QAttention and QEmbedLayerNormalization)
+is a CPU format: on the CUDA provider most of those operators fall back to the CPU and the model
+runs about 45x slower than the same network in fp32 (docs/ava.md). Shipping a second, float copy of
+each model would triple the package, so a CUDA session rebuilds the float graph from the int8 one
+instead: every quantised weight is dequantised, ``(q - zero_point) * scale``, and each quantised
+operator is replaced by its float counterpart (MatMul, Attention, EmbedLayerNormalization) fed by
+the float activation that DynamicQuantizeLinear used to quantise.
 
 The result computes exactly the float network whose weights are the dequantised int8 ones: the
 weights are those of the int8 model, the activations are no longer rounded to 8 bits. Scores
@@ -19,7 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-_QUANTISED_OPS = {"DynamicQuantizeLinear", "MatMulInteger", "QAttention", "QEmbedLayerNormalization"}
+_QUANTISED_OPS = {"DynamicQuantizeLinear", "MatMulInteger", "MatMulIntegerToFloat", "QAttention",
+                  "QEmbedLayerNormalization"}
+# what turns a float activation into the int8 one a quantised operator reads: computed scales
+# (dynamic), or scales fixed at export (onnx_export/static_activations.py)
+_ACTIVATION_QUANTISERS = ("DynamicQuantizeLinear", "QuantizeLinear")
 
 
 class DequantizeError(ValueError):
@@ -84,11 +88,12 @@ class _Graph:
         return users[0]
 
     def float_input(self, quantised: str, owner) -> str:
-        """The float tensor that a DynamicQuantizeLinear turned into ``quantised``."""
+        """The float tensor that a (Dynamic)QuantizeLinear turned into ``quantised``."""
         source = self.producer.get(quantised)
-        if source is None or source.op_type != "DynamicQuantizeLinear":
+        if source is None or source.op_type not in _ACTIVATION_QUANTISERS:
             raise DequantizeError(
-                f"{owner.op_type} node {owner.name!r}: input {quantised!r} does not come from DynamicQuantizeLinear"
+                f"{owner.op_type} node {owner.name!r}: input {quantised!r} does not come from "
+                f"{' or '.join(_ACTIVATION_QUANTISERS)}"
             )
         return source.input[0]
 
@@ -119,6 +124,18 @@ def _rewrite_matmul_integer(g: _Graph, node, helper) -> None:
     g.remove(node, cast, rescale)
     if len(g.consumers.get(scales_name, [])) == 1:
         g.remove(scales)
+
+
+def _rewrite_matmul_integer_to_float(g: _Graph, node, helper) -> None:
+    # MatMulIntegerToFloat(xq, Wq, x_scale, W_scale, x_zp, W_zp[, bias]) is x @ deq(W) (+ bias)
+    inputs = list(node.input) + [""] * (7 - len(node.input))
+    weight = g.dequantised(inputs[1], inputs[3], inputs[5])
+    product = node.output[0] if not inputs[6] else f"{node.output[0]}_unbiased"
+    g.added.append(helper.make_node("MatMul", [g.float_input(inputs[0], node), weight], [product],
+                                    name=f"{node.output[0]}_float"))
+    if inputs[6]:
+        g.added.append(helper.make_node("Add", [product, inputs[6]], [node.output[0]], name=f"{node.output[0]}_bias"))
+    g.remove(node)
 
 
 def _rewrite_qattention(g: _Graph, node, helper) -> None:
@@ -157,6 +174,7 @@ def _rewrite_qembed_layernorm(g: _Graph, node, helper) -> None:
 
 _REWRITES = {
     "MatMulInteger": _rewrite_matmul_integer,
+    "MatMulIntegerToFloat": _rewrite_matmul_integer_to_float,
     "QAttention": _rewrite_qattention,
     "QEmbedLayerNormalization": _rewrite_qembed_layernorm,
 }
@@ -171,11 +189,11 @@ def dequantize_model(model):
     for node in list(g.graph.node):
         if node.op_type in _REWRITES:
             _REWRITES[node.op_type](g, node, helper)
-    # a DynamicQuantizeLinear is dead once nothing reads its outputs
+    # an activation quantiser is dead once nothing reads its outputs
     live_inputs = {name for node in g.graph.node if id(node) not in g.removed for name in node.input}
     live_inputs.update(name for node in g.added for name in node.input)
     for node in g.graph.node:
-        if node.op_type == "DynamicQuantizeLinear" and not live_inputs.intersection(node.output):
+        if node.op_type in _ACTIVATION_QUANTISERS and not live_inputs.intersection(node.output):
             g.remove(node)
     kept = [node for node in g.graph.node if id(node) not in g.removed]
     leftover = sorted({node.op_type for node in kept if node.op_type in _QUANTISED_OPS})
