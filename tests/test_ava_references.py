@@ -148,3 +148,16 @@ def test_early_stop_keeps_every_label(onnx_model, shared_data):
 
 def test_rule_is_in_the_onnx_signature(onnx_model):
     assert "refs:max" in onnx_model.signature and "refs:mean" in onnx_model.with_refs("mean").signature
+
+
+@pytest.mark.parametrize("field", ["questions", "references", "candidates"])
+def test_onnx_lone_surrogate_names_the_row(onnx_model, field):
+    batch = {"questions": ["q", "q"], "references": [["r"], ["r", "ok"]], "candidates": ["t", "t"]}
+    if field == "references":
+        batch[field][1][1] = "x\ud800"
+        where = r"references\[1\]\[1\]"
+    else:
+        batch[field][1] = "x\ud800"
+        where = rf"{field}\[1\]"
+    with pytest.raises(ValueError, match=where + " is not valid Unicode: lone surrogate U\\+D800 at position 1"):
+        onnx_model.predict_proba(batch["questions"], batch["references"], batch["candidates"])

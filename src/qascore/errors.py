@@ -33,6 +33,19 @@ def check_texts(texts, what: str = "texts") -> None:
             raise TypeError(f"{what}[{index}] must be str, got {type(text).__name__}")
 
 
+def check_encodable(texts, what: str = "texts") -> None:
+    """Raise a ValueError naming the first string holding a lone surrogate (not valid Unicode, so
+    no UTF-8 tokenizer can read it), with the code point and its position."""
+    for index, text in enumerate(texts):
+        if text.isascii():
+            continue
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"{what}[{index}] is not valid Unicode: lone surrogate U+{ord(text[exc.start]):04X} "
+                             f"at position {exc.start}") from None
+
+
 def check_text_batch(texts, name: str) -> list:
     """Validate a batch of strings once at the API boundary and return it as a list."""
     if isinstance(texts, str):

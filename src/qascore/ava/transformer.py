@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import require_extra
+from ..errors import check_encodable, require_extra
 from ..io import read_json
 from ..models import bundled_path
 from ..runtime.batching import pad_rows, run_bucketed
@@ -132,6 +132,10 @@ class OnnxAvaModel:
         if n == 0:
             return np.zeros(0)
         q, r, t, owner = expand_rows(questions, references, candidates, distinct=self.refs == "max")
+        check_encodable(questions, "questions")
+        check_encodable(candidates, "candidates")
+        for i, refs in enumerate(references):  # the tokenizer takes valid Unicode only
+            check_encodable([refs] if isinstance(refs, str) else refs, f"references[{i}]")
         if self.refs == "mean" or not self.early_stop or len(owner) == n:
             return combine_by_owner(self.row_proba(q, r, t), owner, n, self.refs)
         proba = np.full(len(owner), -np.inf)  # a row left unscored cannot be the max
