@@ -127,6 +127,17 @@ def test_msmarco_rouge_score(benchmark, msmarco_pairs):
     benchmark.pedantic(lambda: [scorer.score(t, p) for t, p in zip(references, predictions)], rounds=1, iterations=1)
 
 
+# ---------------------------------------------------------------- MS MARCO rougeLsum, one thread
+@pytest.mark.benchmark(group="msmarco-rougeLsum-1thread")
+@pytest.mark.parametrize("scorer", ["qascore", "rouge_score_rs"])
+def test_msmarco_lsum_1thread(benchmark, msmarco_pairs, scorer):
+    predictions, references = msmarco_pairs
+    if scorer == "qascore":
+        benchmark(rouge, predictions, references, ["rougeLsum"], n_jobs=1)
+    else:
+        bench_rouge_score_rs_batch(benchmark, predictions, references, rouge_types=("rougeLsum",))
+
+
 # ---------------------------------------------------------------- threads
 @pytest.mark.benchmark(group="msmarco-rougeL-raw-threads")
 @pytest.mark.parametrize("n_jobs", [1, 2])

@@ -2,7 +2,7 @@
 # cross-extension inlining without a package-level .pxd; an include keeps one source of truth).
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 cdef extern from "qs_bitops.h":  # kernels/include/qs_bitops.h
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
@@ -22,10 +22,14 @@ ctypedef struct Scratch:
     uint64_t* pm        # multi-word match rows, one row of W words per distinct pattern token
     Py_ssize_t pm_cap
     Py_ssize_t pm_dirty # the words of pm from here on are zero (build_match_blocks relies on it)
-    uint64_t* v         # bit-vector rows (W words, or (n + 1) * W for backtracking)
+    uint64_t* v         # bit-vector columns of a rougeLsum table (mark_backtracked_lcs)
     Py_ssize_t v_cap
     unsigned char* mark # union flags over the positions of one reference sentence
     Py_ssize_t mark_cap
+    int64_t* rows_info  # a reference sentence's token positions and row numbers (build_sentence_rows)
+    Py_ssize_t rows_info_cap
+    int64_t* index      # the candidate sentences holding each token (build_sentence_index)
+    Py_ssize_t index_cap
     Py_ssize_t* text_rows   # the distinct-token index of each text token present in the pattern
     unsigned char* carries  # carry into the current block of words, one per text token
     int64_t* active         # the text tokens a block's sweep visits (see lcs_multi_word), each
@@ -80,6 +84,8 @@ cdef void scratch_free(Scratch* s) noexcept nogil:
     free(s.pm)
     free(s.v)
     free(s.mark)
+    free(s.rows_info)
+    free(s.index)
     free(s.text_rows)
     free(s.carries)
     free(s.active)
@@ -89,12 +95,12 @@ cdef void scratch_free(Scratch* s) noexcept nogil:
     free(s)
 
 
-cdef int grow_words(uint64_t** buf, Py_ssize_t* cap, Py_ssize_t need) noexcept nogil:
-    """Make ``*buf`` hold at least ``need`` words; 0 on success, -1 when out of memory."""
-    cdef uint64_t* p
+cdef int grow_array(void** buf, Py_ssize_t* cap, Py_ssize_t need, size_t size) noexcept nogil:
+    """Make ``*buf`` hold at least ``need`` items of ``size`` bytes; 0 on success, -1 when out of memory."""
+    cdef void* p
     if need <= cap[0]:
         return 0
-    p = <uint64_t*>realloc(buf[0], need * sizeof(uint64_t))
+    p = realloc(buf[0], need * size)
     if p == NULL:
         return -1
     buf[0] = p
@@ -102,17 +108,16 @@ cdef int grow_words(uint64_t** buf, Py_ssize_t* cap, Py_ssize_t need) noexcept n
     return 0
 
 
-cdef int grow_int32(int32_t** buf, Py_ssize_t* cap, Py_ssize_t need) noexcept nogil:
-    """Make ``*buf`` hold at least ``need`` int32; 0 on success, -1 when out of memory."""
-    cdef int32_t* p
-    if need <= cap[0]:
-        return 0
-    p = <int32_t*>realloc(buf[0], need * sizeof(int32_t))
-    if p == NULL:
-        return -1
-    buf[0] = p
-    cap[0] = need
-    return 0
+cdef inline int grow_words(uint64_t** buf, Py_ssize_t* cap, Py_ssize_t need) noexcept nogil:
+    return grow_array(<void**>buf, cap, need, sizeof(uint64_t))
+
+
+cdef inline int grow_int32(int32_t** buf, Py_ssize_t* cap, Py_ssize_t need) noexcept nogil:
+    return grow_array(<void**>buf, cap, need, sizeof(int32_t))
+
+
+cdef inline int grow_int64(int64_t** buf, Py_ssize_t* cap, Py_ssize_t need) noexcept nogil:
+    return grow_array(<void**>buf, cap, need, sizeof(int64_t))
 
 
 cdef int grow_pm(Scratch* s, Py_ssize_t need) noexcept nogil:
@@ -162,23 +167,6 @@ cdef Py_ssize_t number_pattern_tokens(const int32_t* p, Py_ssize_t m, Scratch* s
         distinct += seen == 0
         s.slot[p[i]] = seen if seen != 0 else <int32_t>distinct
     return distinct
-
-
-cdef Py_ssize_t build_match_rows(const int32_t* p, Py_ssize_t m, Scratch* s) noexcept nogil:
-    """Fill ``s.slot`` and ``s.pm`` (one row of W words per distinct token) for pattern ``p``;
-    returns W, or -1 when out of memory."""
-    cdef Py_ssize_t W = (m + 63) >> 6, i
-    cdef Py_ssize_t distinct = number_pattern_tokens(p, m, s)
-    cdef int32_t d
-    if grow_pm(s, distinct * W) != 0:
-        clear_match_rows(p, m, s)
-        return -1
-    memset(s.pm, 0, distinct * W * sizeof(uint64_t))
-    s.pm_dirty = max(s.pm_dirty, distinct * W)
-    for i in range(m):
-        d = s.slot[p[i]] - 1
-        s.pm[d * W + (i >> 6)] |= (<uint64_t>1) << (i & 63)
-    return W
 
 
 cdef inline Py_ssize_t build_match_blocks(const int32_t* p, Py_ssize_t m, Scratch* s, Py_ssize_t D,
@@ -417,48 +405,280 @@ cdef int64_t lcs_length_shared(const int32_t* a, Py_ssize_t la, const int32_t* b
 
 
 # ---------------------------------------------------------------- rougeLsum union LCS
-cdef int mark_backtracked_lcs(const int32_t* r, Py_ssize_t m, Py_ssize_t W,
-                              const int32_t* c, Py_ssize_t n, Scratch* s) noexcept nogil:
-    """Mark in ``s.mark`` the positions of ``r`` on rouge-score's backtracked LCS of (r, c).
+# rouge-score reads each LCS back from the full DP table of a (reference sentence, candidate
+# sentence) pair (``_backtrack_norec``). Here column j of that table is the bit-vector V_j after
+# candidate tokens c[0..j) (cell t[i][j] = i - ones of V_j below bit i), W words a column. Up to
+# lsum_budget_words the n + 1 columns are stored whole; beyond, only evenly spaced checkpoint
+# columns are, and the columns between two checkpoints are recomputed from the first of them
+# when the backtrace reaches them (backtrack_columns), recursively: the very same V_j, so the very
+# same path, in memory bounded by the budget (at least two columns a level) for one forward pass a
+# level. Match rows are bounded the same way (build_sentence_rows).
+cdef Py_ssize_t lsum_budget_words = 1 << 21  # 16 MB of table columns, and of dense match rows
 
-    The match rows of ``r`` must be built. rouge-score's DP cell t[i][j] (i over r, j over c)
-    is the number of ones below bit i of ~V_j, V_j being the bit-vector after c[0..j).
-    """
-    cdef Py_ssize_t i, j, k
+
+ctypedef struct SentenceRows:  # the match rows of one reference sentence (build_sentence_rows)
+    const int32_t* r
+    Py_ssize_t m
+    Py_ssize_t W
+    bint all_dense       # every distinct token d has its row of W words at s.pm[d * W]
+    const int64_t* off   # else token d's positions are pos[off[d]:off[d + 1]] ...
+    const int64_t* pos
+    const int64_t* row   # ... and its row is s.pm[row[d] * W] when it occurs W times or more, or
+    uint64_t* spare      # is written into these W zero words and wiped after each use (row[d] < 0)
+
+
+cdef int build_sentence_rows(const int32_t* r, Py_ssize_t m, Scratch* s, SentenceRows* R) noexcept nogil:
+    """Number the tokens of reference sentence ``r`` in ``s.slot`` and build their match rows.
+
+    One dense row of W words per distinct token while that fits lsum_budget_words (D * W words,
+    up to m * m / 64: quadratic); else dense rows only for the tokens that occur W times or more
+    (at most 64 of them) and position lists for the others, O(m) memory. 0 on success, -1 when
+    out of memory (``s.slot`` is then cleared)."""
+    cdef Py_ssize_t W = (m + 63) >> 6, i, k, n_dense = 0
+    cdef Py_ssize_t D = number_pattern_tokens(r, m, s)
     cdef int32_t d
-    cdef uint64_t* rows
-    cdef uint64_t* inv
-    cdef int64_t left, up
-    if grow_words(&s.v, &s.v_cap, (n + 1) * W * 2) != 0:
+    cdef int64_t* off
+    cdef int64_t* pos
+    cdef int64_t* row
+    R.r, R.m, R.W = r, m, W
+    R.all_dense = D * W <= lsum_budget_words
+    if R.all_dense:
+        n_dense = D
+    else:
+        if grow_int64(&s.rows_info, &s.rows_info_cap, 2 * D + 2 + m) != 0:
+            clear_match_rows(r, m, s)
+            return -1
+        off, pos = s.rows_info, &s.rows_info[D + 2]
+        row = &pos[m]
+        memset(off, 0, (D + 2) * sizeof(int64_t))
+        for i in range(m):  # token d's count at off[d + 2], then its first position's index at off[d + 1]
+            off[s.slot[r[i]] + 1] += 1
+        for k in range(2, D + 2):
+            off[k] += off[k - 1]
+        for i in range(m):  # off[d + 1] moves to the end of d's positions, the start of d + 1's
+            d = s.slot[r[i]]
+            pos[off[d]] = i
+            off[d] += 1
+        for d in range(D):
+            row[d] = n_dense if off[d + 1] - off[d] >= W else -1
+            n_dense += row[d] >= 0
+        R.off, R.pos, R.row = off, pos, row
+    if grow_pm(s, (n_dense + 1) * W) != 0:
+        clear_match_rows(r, m, s)
         return -1
-    rows = s.v
-    for k in range(W):
-        rows[k] = ALL_ONES
-    for j in range(n):
-        d = s.slot[c[j]]
-        if d == 0:
-            for k in range(W):
-                rows[(j + 1) * W + k] = rows[j * W + k]
-        else:
-            advance_row(&rows[(j + 1) * W], &rows[j * W], &s.pm[(d - 1) * W], W)
-    # keep the complements (~V_j) so that DP cells are plain prefix popcounts
-    inv = &s.v[(n + 1) * W]
-    for k in range((n + 1) * W):
-        inv[k] = ~rows[k]
-    i = m
-    j = n
-    while i > 0 and j > 0:
+    memset(s.pm, 0, (n_dense + 1) * W * sizeof(uint64_t))
+    s.pm_dirty = max(s.pm_dirty, (n_dense + 1) * W)
+    R.spare = &s.pm[n_dense * W]
+    for i in range(m):
+        d = s.slot[r[i]] - 1
+        if not R.all_dense:
+            d = <int32_t>R.row[d]
+        if d >= 0:
+            s.pm[d * W + (i >> 6)] |= (<uint64_t>1) << (i & 63)
+    return 0
+
+
+cdef inline void advance_column(uint64_t* v_out, const uint64_t* v_in, int32_t token, const SentenceRows* R,
+                                const Scratch* s) noexcept nogil:
+    """V after one more candidate token (``v_out`` may be ``v_in``)."""
+    cdef Py_ssize_t W = R.W, k
+    cdef int64_t d = s.slot[token] - 1, p
+    if d < 0:  # not in the sentence: V unchanged
+        if v_out != v_in:
+            memcpy(v_out, v_in, W * sizeof(uint64_t))
+        return
+    if not R.all_dense:
+        if R.row[d] < 0:
+            for k in range(R.off[d], R.off[d + 1]):
+                p = R.pos[k]
+                R.spare[p >> 6] |= (<uint64_t>1) << (p & 63)
+            advance_row(v_out, v_in, R.spare, W)
+            for k in range(R.off[d], R.off[d + 1]):
+                R.spare[R.pos[k] >> 6] = 0
+            return
+        d = R.row[d]
+    advance_row(v_out, v_in, &s.pm[d * W], W)
+
+
+cdef inline int64_t complement_bit(const uint64_t* v, Py_ssize_t i) noexcept nogil:
+    """Bit i of ~V: t[i + 1][j] - t[i][j] for V = V_j."""
+    return ((~v[i >> 6]) >> (i & 63)) & 1
+
+
+cdef Py_ssize_t backtrack_block(const SentenceRows* R, const int32_t* c, const uint64_t* cols, Py_ssize_t lo,
+                                Py_ssize_t hi, Py_ssize_t i, unsigned char* mark,
+                                Py_ssize_t* newly) noexcept nogil:
+    """rouge-score's ``_backtrack_norec`` from cell (i, hi) for as long as it stays right of column
+    ``lo``, ``cols + k * W`` holding V_{lo + k}: a match goes diagonally (and marks its reference
+    position, counting in ``newly`` the marks that were not set), else left when t[i][j - 1] >
+    t[i - 1][j], else up. Returns its row on reaching column ``lo`` (0 when it ran out of rows).
+
+    The cells are kept up to date as it moves (a diagonal step lowers t by one, a step up by a
+    bit of ~V): one prefix count of W words per column, not two per step."""
+    cdef Py_ssize_t W = R.W, j = hi
+    cdef const int32_t* r = R.r
+    cdef int64_t here = i - ones_below(&cols[(hi - lo) * W], i)  # t[i][j]
+    cdef int64_t left = -1, up  # t[i][j - 1] (-1: not counted yet), t[i - 1][j]
+    while i > 0 and j > lo:
         if r[i - 1] == c[j - 1]:
-            s.mark[i - 1] = 1
+            newly[0] += mark[i - 1] == 0
+            mark[i - 1] = 1
             i -= 1
             j -= 1
+            here -= 1
+            left = -1
+            continue
+        if left < 0:
+            left = i - ones_below(&cols[(j - 1 - lo) * W], i)
+        up = here - complement_bit(&cols[(j - lo) * W], i - 1)
+        if left > up:
+            j -= 1
+            here = left
+            left = -1
         else:
-            left = ones_below(&inv[(j - 1) * W], i)   # t[i][j - 1]
-            up = ones_below(&inv[j * W], i - 1)       # t[i - 1][j]
-            if left > up:
-                j -= 1
-            else:
-                i -= 1
+            left -= complement_bit(&cols[(j - 1 - lo) * W], i - 1)
+            i -= 1
+            here = up
+    return i
+
+
+cdef Py_ssize_t backtrack_columns(const SentenceRows* R, const int32_t* c, Py_ssize_t lo, Py_ssize_t hi,
+                                  const uint64_t* v_lo, Py_ssize_t i, uint64_t* cols, Py_ssize_t b, Scratch* s,
+                                  Py_ssize_t* newly) noexcept nogil:
+    """backtrack_block over columns (lo, hi] from V_lo, with ``b`` columns of room at ``cols`` and
+    as much again at ``cols + b * W`` for each level below. Up to b columns: all of them,
+    computed and read back. More: checkpoints every ``step`` columns (at most b), then each
+    stretch between two, last to first, the same way one level down."""
+    cdef Py_ssize_t W = R.W, span = hi - lo, step, n_points, k, j
+    memcpy(cols, v_lo, W * sizeof(uint64_t))
+    if span < b:
+        for j in range(lo, hi):
+            advance_column(&cols[(j - lo + 1) * W], &cols[(j - lo) * W], c[j], R, s)
+        return backtrack_block(R, c, cols, lo, hi, i, s.mark, newly)
+    step = (span + b - 1) // b
+    n_points = (span + step - 1) // step
+    for k in range(1, n_points):
+        memcpy(&cols[k * W], &cols[(k - 1) * W], W * sizeof(uint64_t))
+        for j in range(lo + (k - 1) * step, lo + k * step):
+            advance_column(&cols[k * W], &cols[k * W], c[j], R, s)
+    k = n_points - 1
+    while k >= 0 and i > 0:
+        i = backtrack_columns(R, c, lo + k * step, min(lo + (k + 1) * step, hi), &cols[k * W], i,
+                              &cols[b * W], b, s, newly)
+        k -= 1
+    return i
+
+
+cdef Py_ssize_t table_levels(Py_ssize_t n, Py_ssize_t W, Py_ssize_t* b) noexcept nogil:
+    """Levels of backtrack_columns for n candidate tokens, and (``b``) the columns of room per
+    level: the whole table when it fits lsum_budget_words, else the fewest levels whose columns
+    fit it (at least two columns a level)."""
+    cdef Py_ssize_t depth = 1, levels, span
+    if (n + 1) * W <= lsum_budget_words:
+        b[0] = n + 1
+        return 1
+    while True:
+        depth += 1
+        b[0] = max(2, lsum_budget_words // (depth * W))
+        levels, span = 1, n
+        while span >= b[0]:
+            span = (span + b[0] - 1) // b[0]
+            levels += 1
+        if levels <= depth:
+            return levels
+
+
+cdef int mark_backtracked_lcs(const SentenceRows* R, const int32_t* c, Py_ssize_t n, Scratch* s,
+                              Py_ssize_t* newly) noexcept nogil:
+    """Mark in ``s.mark`` the positions of the reference sentence on rouge-score's backtracked LCS
+    with candidate sentence ``c`` (``newly``: plus the marks not set before). -1: out of memory."""
+    cdef Py_ssize_t b, W = R.W, k
+    cdef Py_ssize_t levels = table_levels(n, W, &b)
+    cdef uint64_t* ones
+    if grow_words(&s.v, &s.v_cap, (levels * b + 1) * W) != 0:
+        return -1
+    ones = &s.v[levels * b * W]  # V_0
+    for k in range(W):
+        ones[k] = ALL_ONES
+    backtrack_columns(R, c, 0, n, ones, R.m, s.v, b, s, newly)
+    return 0
+
+
+cdef int64_t build_sentence_index(const int32_t* c_ids, const int64_t* c_tok_off, int64_t c_s0, int64_t c_s1,
+                                  Scratch* s) noexcept nogil:
+    """Which candidate sentences of [c_s0, c_s1) hold each token, by counting sort in O(tokens +
+    sentences): ``s.mask[token]`` = 1 + its number d (0: in none), and in ``s.index`` (D distinct
+    tokens, T tokens, C sentences) d's sentences (relative to c_s0) at ``ent[off[d]:off[d + 1]]``,
+    ``off`` the first D + 2 words, ``ent`` from word 2 * D + 2, then C stamps (mark_union_indexed),
+    all -1. Returns D, or -1 when out of memory."""
+    cdef int64_t n_tok = c_tok_off[c_s1] - c_tok_off[c_s0], C = c_s1 - c_s0, D = 0, cs, pos, k, d
+    cdef int64_t* off
+    cdef int64_t* last
+    cdef int64_t* ent
+    for pos in range(c_tok_off[c_s0], c_tok_off[c_s1]):
+        if s.mask[c_ids[pos]] == 0:
+            D += 1
+            s.mask[c_ids[pos]] = <uint64_t>D
+    if grow_int64(&s.index, &s.index_cap, 2 * D + 2 + n_tok + C) != 0:
+        return -1
+    off, last = s.index, &s.index[D + 2]
+    ent = &last[D]
+    memset(off, 0, (D + 2) * sizeof(int64_t))
+    for k in range(D):
+        last[k] = -1
+    for cs in range(C):  # d's count of sentences at off[d + 2], as in build_sentence_rows
+        for pos in range(c_tok_off[c_s0 + cs], c_tok_off[c_s0 + cs + 1]):
+            d = <int64_t>s.mask[c_ids[pos]] - 1
+            if last[d] != cs:
+                last[d] = cs
+                off[d + 2] += 1
+    for k in range(2, D + 2):
+        off[k] += off[k - 1]
+    for k in range(D):
+        last[k] = -1
+    for cs in range(C):
+        for pos in range(c_tok_off[c_s0 + cs], c_tok_off[c_s0 + cs + 1]):
+            d = <int64_t>s.mask[c_ids[pos]] - 1
+            if last[d] != cs:
+                last[d] = cs
+                ent[off[d + 1]] = cs
+                off[d + 1] += 1
+    for k in range(C):
+        ent[n_tok + k] = -1
+    return D
+
+
+cdef int mark_union_indexed(const SentenceRows* R, int64_t rs, Py_ssize_t markable, const int32_t* c_ids,
+                            const int64_t* c_tok_off, int64_t c_s0, int64_t c_s1, int64_t D, Scratch* s) noexcept nogil:
+    """The union marks of reference sentence ``R`` (number ``rs``) over only the candidate
+    sentences that share a token with it (build_sentence_index, D distinct tokens), each once,
+    until the ``markable`` positions are all marked; a sentence's stamp says which reference
+    sentence visited it last. -1: out of memory."""
+    cdef int64_t n_tok = c_tok_off[c_s1] - c_tok_off[c_s0], e, cs, d
+    cdef const int32_t* r = R.r
+    cdef Py_ssize_t i, seen = 0, newly = 0
+    cdef int64_t* off = s.index
+    cdef int64_t* ent
+    cdef int64_t* stamp
+    ent = &s.index[2 * D + 2]
+    stamp = &ent[n_tok]
+    for i in range(R.m):
+        if s.slot[r[i]] != seen + 1:  # not the first occurrence of its token in r
+            continue
+        seen += 1
+        d = <int64_t>s.mask[r[i]] - 1
+        if d < 0:
+            continue
+        for e in range(off[d], off[d + 1]):
+            cs = ent[e]
+            if stamp[cs] == rs:
+                continue
+            stamp[cs] = rs
+            if mark_backtracked_lcs(R, &c_ids[c_tok_off[c_s0 + cs]], c_tok_off[c_s0 + cs + 1] - c_tok_off[c_s0 + cs],
+                                    s, &newly) != 0:
+                return -1
+            if newly == markable:
+                return 0
     return 0
 
 
@@ -468,36 +688,57 @@ cdef int64_t union_lcs_hits(const int32_t* r_ids, const int64_t* r_tok_off, int6
     """rouge-score ``_summary_level_lcs`` hit count of reference sentences [r_s0, r_s1) against
     candidate sentences [c_s0, c_s1). Each union token counts while the candidate still has an
     unused occurrence of it (the reference side can never run out: union positions are distinct).
-    -1: out of memory."""
-    cdef int64_t hits = 0, rs, cs, pos
+    -1: out of memory.
+
+    A position whose token the candidate has run out of can add no hit, so it starts marked;
+    once the others are all marked, no more candidate sentences can change the hits. With many
+    candidate sentences, only those that share a token with the reference sentence are visited
+    (mark_union_indexed): with one-token sentences, O(1) visits a reference sentence, not O(C)."""
+    cdef int64_t hits = 0, rs, cs, pos, D = 0
     cdef const int32_t* r
-    cdef Py_ssize_t m, W, i
+    cdef Py_ssize_t m, i, markable, newly
+    cdef SentenceRows R
     cdef int failed = 0
+    cdef bint indexed = c_s1 - c_s0 >= 4
     for pos in range(c_tok_off[c_s0], c_tok_off[c_s1]):
         s.count[c_ids[pos]] += 1
+    if indexed:
+        D = build_sentence_index(c_ids, c_tok_off, c_s0, c_s1, s)
+        failed = D < 0
     for rs in range(r_s0, r_s1):
+        if failed:
+            break
         r = &r_ids[r_tok_off[rs]]
         m = r_tok_off[rs + 1] - r_tok_off[rs]
-        if m == 0:
+        markable = 0
+        for i in range(m):
+            markable += s.count[r[i]] > 0
+        if markable == 0:
             continue
         if m > s.mark_cap:
             free(s.mark)
-            s.mark = <unsigned char*>calloc(m, 1)
+            s.mark = <unsigned char*>malloc(m)
             s.mark_cap = m if s.mark != NULL else 0
             if s.mark == NULL:
                 failed = 1
                 break
-        memset(s.mark, 0, m)
-        W = build_match_rows(r, m, s)
-        if W < 0:
+        for i in range(m):
+            s.mark[i] = s.count[r[i]] == 0
+        if build_sentence_rows(r, m, s, &R) != 0:
             failed = 1
             break
-        for cs in range(c_s0, c_s1):
-            if c_tok_off[cs + 1] == c_tok_off[cs]:
-                continue
-            if mark_backtracked_lcs(r, m, W, &c_ids[c_tok_off[cs]], c_tok_off[cs + 1] - c_tok_off[cs], s) != 0:
-                failed = 1
-                break
+        if indexed:
+            failed = mark_union_indexed(&R, rs, markable, c_ids, c_tok_off, c_s0, c_s1, D, s) != 0
+        else:
+            newly = 0
+            for cs in range(c_s0, c_s1):
+                if c_tok_off[cs + 1] == c_tok_off[cs]:
+                    continue
+                if mark_backtracked_lcs(&R, &c_ids[c_tok_off[cs]], c_tok_off[cs + 1] - c_tok_off[cs], s, &newly) != 0:
+                    failed = 1
+                    break
+                if newly == markable:
+                    break
         clear_match_rows(r, m, s)
         if failed:
             break
@@ -507,6 +748,5 @@ cdef int64_t union_lcs_hits(const int32_t* r_ids, const int64_t* r_tok_off, int6
                 s.count[r[i]] -= 1
     for pos in range(c_tok_off[c_s0], c_tok_off[c_s1]):
         s.count[c_ids[pos]] = 0
+        s.mask[c_ids[pos]] = 0
     return -1 if failed else hits
-
-

@@ -138,6 +138,17 @@ def union_lcs_hits_batch(const int32_t[::1] ref_ids not None, const int64_t[::1]
     return _run_batch(&batch, ref_rows.shape[0], vocab, n_jobs, "rougeLsum")
 
 
+def _set_lsum_budget_words(Py_ssize_t words):
+    """Set how many 8-byte words of table columns and of dense match rows one rougeLsum pair may
+    hold (``lsum_budget_words`` in _lcs_core.pxi; beyond, the checkpointed table and position
+    lists take over) and return the previous value. For tests: a tiny budget sends small inputs
+    down the large-input paths."""
+    global lsum_budget_words
+    previous = lsum_budget_words
+    lsum_budget_words = max(words, 0)
+    return previous
+
+
 cdef int _check_texts(const int64_t[::1] sent_offsets, const int64_t[::1] tok_offsets, const int64_t[::1] rows,
                       str name) except -1:
     cdef Py_ssize_t n_texts = sent_offsets.shape[0] - 1, k

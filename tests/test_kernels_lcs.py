@@ -293,6 +293,45 @@ def test_union_lcs_long_sentences():
     assert got.tolist() == [summary_hits(refs[0], cands[0])]
 
 
+@st.composite
+def many_sentence_texts(draw):
+    """Texts of up to six sentences over a few tokens (ties in every table), some one token
+    long, some past one word of 64 (the spare-row and multi-word paths)."""
+    alphabet = draw(st.sampled_from([1, 2, 3, 5, 40]))
+    sentence = st.lists(st.integers(0, alphabet - 1), min_size=1, max_size=draw(st.sampled_from([1, 12, 75])))
+    return draw(st.lists(sentence, max_size=6)), draw(st.lists(sentence, max_size=6))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(many_sentence_texts(), min_size=1, max_size=3), st.sampled_from([0, 2, 16, 100]))
+def test_union_lcs_under_a_small_budget_matches_the_full_table_and_reference(lsum_budget, pairs, budget):
+    """A budget below the table's size stores checkpoints only (budget 0: two columns a level,
+    the deepest recursion) and keeps rare tokens' match rows as position lists; same hits as the
+    whole table and as the plain-Python backtrace."""
+    refs, cands = zip(*pairs)
+    rows = np.arange(len(pairs), dtype=np.int64)
+    args = (*pack_texts(refs), rows, *pack_texts(cands), rows, 1)
+    whole = union_lcs_hits_batch(*args).tolist()
+    with lsum_budget(budget):
+        bounded = union_lcs_hits_batch(*args).tolist()
+    assert bounded == whole == [summary_hits(r, c) for r, c in pairs]
+
+
+def test_union_lcs_long_sentences_under_a_small_budget(lsum_budget):
+    """Sentences of hundreds of tokens over three tokens under budgets that need two, three and
+    more levels of checkpoints: the same hits as the whole table."""
+    rng = np.random.default_rng(7)
+    refs = [[rng.integers(0, 3, 900).tolist(), rng.integers(0, 3, 40).tolist()]]
+    cands = [[rng.integers(0, 3, 1300).tolist(), rng.integers(0, 3, 5).tolist()]]
+    rows = np.array([0])
+    args = (*pack_texts(refs), rows, *pack_texts(cands), rows)
+    whole = union_lcs_hits_batch(*args).tolist()
+    assert whole == [summary_hits(refs[0], cands[0])]
+    for budget in (0, 30, 200, 2000):
+        with lsum_budget(budget):
+            assert union_lcs_hits_batch(*args).tolist() == whole, budget
+
+
 # ---------------------------------------------------------------- n-gram counts
 @st.composite
 def ngram_tasks(draw):

@@ -44,10 +44,26 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # a pipe reader (head, less) went away: not an error of ours
         sys.stderr.close()
         return 0
-    except (QascoreError, ValueError, TypeError, OSError, MemoryError, ImportError) as exc:
-        what = "out of memory" if isinstance(exc, MemoryError) else str(exc) or type(exc).__name__
-        print(f"qascore {args.command}: error: {what}", file=sys.stderr)
+    except MemoryError as exc:
+        print(f"qascore {args.command}: error: {out_of_memory_message(exc, args)}", file=sys.stderr)
         return USAGE_ERROR
+    except (QascoreError, ValueError, TypeError, OSError, ImportError) as exc:
+        print(f"qascore {args.command}: error: {str(exc) or type(exc).__name__}", file=sys.stderr)
+        return USAGE_ERROR
+
+
+def out_of_memory_message(exc: MemoryError, args: argparse.Namespace) -> str:
+    """One line for a MemoryError: where it came from (a kernel names itself), the input files
+    being scored, and what to try."""
+    inputs = []
+    for name in ("predictions", "references", "questions"):
+        value = getattr(args, name, None)
+        inputs.extend(value if isinstance(value, list) else [value] if value else [])
+    on = f" scoring {', '.join(map(str, inputs))}" if inputs else ""
+    detail = str(exc)  # numpy says how much it failed to get; the kernels say "out of memory in ..."
+    what = detail if detail.startswith("out of memory") else f"out of memory ({detail})" if detail else "out of memory"
+    fewer_threads = "--n-jobs 1 (each thread holds its own buffers) or " if hasattr(args, "n_jobs") else ""
+    return f"{what}{on}; try {fewer_threads}smaller input files"
 
 
 if __name__ == "__main__":
