@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from qascore.ava.data import load_evouna, split_by_question, split_gold_alternatives
-from qascore.ava.linear import _kernel, compute_features, default_linear_model, pack_short_answers
+from qascore.judges.linear import _kernel, compute_features, default_linear_model, pack_short_answers
 from qascore.text import Vocabulary, get_tokenizer
 
 SHARED = Path(os.environ.get("QASCORE_EVOUNA", Path(__file__).resolve().parents[2] / "shared" / "data" / "ava" / "evouna" / "NQ.json"))
@@ -44,7 +44,7 @@ def _report(name, value, unit):
 @pytest.fixture(scope="module")
 def onnx_model():
     pytest.importorskip("onnxruntime")
-    from qascore.ava.transformer import load_default_model
+    from qascore.judges.onnx import load_default_model
 
     threads = int(os.environ.get("QASCORE_BENCH_THREADS", "0")) or None
     return load_default_model(device="cpu", n_threads=threads)
@@ -126,7 +126,7 @@ def test_end_to_end_answers_per_s_defaults(benchmark, dev_aliases, onnx_model):
 
 def test_single_triple_latency_one_core(benchmark, dev):
     pytest.importorskip("onnxruntime")
-    from qascore.ava.transformer import load_default_model
+    from qascore.judges.onnx import load_default_model
 
     model = load_default_model(device="cpu", n_threads=1)
     one = dev.subset([5])

@@ -49,7 +49,7 @@ def setup(tmp_path_factory):
     from qascore.ava.data import load_evouna, split_by_question
     from qascore.ava.torch_models import ava_net_from_config
     from qascore.ava.training import encode_slots, expand_references
-    from qascore.ava.transformer import default_model_dir
+    from qascore.judges.onnx import default_model_dir
     from qascore.runtime.tokenize import TextTokenizer
 
     sys.path.insert(0, str(ROOT / "onnx_export"))
@@ -107,7 +107,7 @@ def test_torch_cuda_bf16_autocast(benchmark, setup):
 
 
 def _onnx_model(setup, path):
-    from qascore.ava.transformer import OnnxAvaModel
+    from qascore.judges.onnx import OnnxAvaModel
 
     model = OnnxAvaModel(path, tokenizer_file=setup["tokenizer_file"], arch="a2", device="cuda", batch_size=BATCH)
     assert model.session.device == "cuda"
@@ -128,7 +128,7 @@ def test_onnxruntime_cuda_shipped_int8(benchmark, setup, graph):
     """The shipped int8 model: as a CUDA session runs it by default (its float graph, rebuilt
     from the int8 weights), in fp16 (``cuda_float16=True``) and as stored (most int8 operators
     fall back to the CPU)."""
-    from qascore.ava.transformer import default_model_dir
+    from qascore.judges.onnx import default_model_dir
     from qascore.runtime import OnnxSession
 
     model = _onnx_model(setup, default_model_dir() / "model.onnx")

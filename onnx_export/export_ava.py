@@ -29,7 +29,7 @@ def export_onnx(model, arch: str, path: Path, *, opset: int = 17) -> None:
     """torch -> ONNX with dynamic batch and per-slot sequence axes; output ``logits`` (batch,)."""
     import torch
 
-    from qascore.ava.inputs import input_names
+    from qascore.judges.inputs import input_names
 
     names = input_names(arch)
     example = []
@@ -77,7 +77,7 @@ def parity_report(model, arch, tokenizer, onnx_fp32: Path, onnx_int8: Path, dev,
     """Torch fp32 vs ONNX fp32 logits on the first ``fp32_rows`` dev rows and torch fp32 vs int8
     labels (threshold 0.5) over all dev rows."""
     from qascore.ava.training import encode_slots, expand_references, predict_logits_torch
-    from qascore.ava.transformer import OnnxAvaModel
+    from qascore.judges.onnx import OnnxAvaModel
 
     q, r, t, _ = expand_references(dev)
     slots = encode_slots(tokenizer, arch, q, r, t, truncation="allow")

@@ -53,7 +53,7 @@ def row_ranges(model_dir: Path, q: list, r: list, t: list, *, n_threads: int) ->
     import onnx
     import onnxruntime as ort
 
-    from qascore.ava.transformer import OnnxAvaModel
+    from qascore.judges.onnx import OnnxAvaModel
 
     model = OnnxAvaModel.from_dir(model_dir, device="cpu", n_threads=n_threads, stacker=None)
     proto = onnx.load(str(model.model_path))
@@ -160,7 +160,7 @@ def float_logits(model_dir: Path, q, r, t, *, n_threads: int) -> np.ndarray:
     """The float graph of the int8 weights (activations not rounded): the rule's yardstick."""
     import onnxruntime as ort
 
-    from qascore.ava.transformer import OnnxAvaModel
+    from qascore.judges.onnx import OnnxAvaModel
     from qascore.runtime.dequantize import cuda_graph_bytes
 
     model = OnnxAvaModel.from_dir(model_dir, device="cpu", n_threads=n_threads, stacker=None)
@@ -174,7 +174,7 @@ def float_logits(model_dir: Path, q, r, t, *, n_threads: int) -> np.ndarray:
 def logits_of(model_dir: Path, proto, q, r, t, *, n_threads: int) -> np.ndarray:
     import onnxruntime as ort
 
-    from qascore.ava.transformer import OnnxAvaModel
+    from qascore.judges.onnx import OnnxAvaModel
 
     model = OnnxAvaModel.from_dir(model_dir, device="cpu", n_threads=n_threads, stacker=None)
     options = ort.SessionOptions()
@@ -188,7 +188,7 @@ def main(argv=None) -> int:
     import onnx
 
     from qascore.ava.data import calibration_split, load_evouna, split_by_question
-    from qascore.ava.rows import expand_rows
+    from qascore.judges.rows import expand_rows
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model_dir", type=Path)

@@ -15,7 +15,7 @@ from qascore.ava.evaluate import (
     system_accuracies,
     tune_threshold,
 )
-from qascore.ava.linear import LinearAva, compute_features, default_linear_model, train_linear
+from qascore.judges.linear import LinearAva, compute_features, default_linear_model, train_linear
 from qascore.errors import InputFormatError
 from qascore.text import get_tokenizer
 
@@ -218,7 +218,7 @@ def test_evouna_bad_file(tmp_path):
 # --- shipped transformer model (ONNX Runtime, no torch) ---------------------------------------
 
 ort = pytest.importorskip("onnxruntime")
-from qascore.ava.transformer import OnnxAvaModel, default_model_dir, load_default_model  # noqa: E402
+from qascore.judges.onnx import OnnxAvaModel, default_model_dir, load_default_model  # noqa: E402
 from qascore.runtime import ModelFileError, ModelInputError, TruncationWarning  # noqa: E402
 
 

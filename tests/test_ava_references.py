@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from qascore.ava import Ava, default_linear_model
 from qascore.ava.data import load_evouna, split_by_question
-from qascore.ava.rows import combine_by_owner, expand_rows, unique_rows
+from qascore.judges.rows import combine_by_owner, expand_rows, unique_rows
 
 Q = ["who wrote hamlet", "capital of france", "who wrote hamlet"]
 REFS = [["William Shakespeare", "Shakespeare", "the Bard"], ["Paris"], ["Dickens", "William Shakespeare"]]
@@ -86,7 +86,7 @@ def test_evouna_aliases_split_on_slash(shared_data):
 def onnx_model():
     pytest.importorskip("onnxruntime")
     pytest.importorskip("tokenizers")
-    from qascore.ava.transformer import load_default_model
+    from qascore.judges.onnx import load_default_model
 
     return load_default_model(device="cpu", n_threads=1)
 

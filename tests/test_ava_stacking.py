@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from qascore.ava.data import calibration_split, concat_triples, load_as2_as_ava, load_evouna, split_by_question
-from qascore.ava.features import compute_features
-from qascore.ava.rows import expand_rows, mean_by_owner
-from qascore.ava.stacking import STACK_INPUTS, Stacker, fit_stacker, stack_inputs
-from qascore.ava.transformer import load_default_model
+from qascore.judges.features import compute_features
+from qascore.judges.rows import expand_rows, mean_by_owner
+from qascore.judges.stacking import STACK_INPUTS, Stacker, fit_stacker, stack_inputs
+from qascore.judges.onnx import load_default_model
 from qascore.errors import InputFormatError
 
 
@@ -115,7 +115,7 @@ def test_shipped_stacked_model_equals_its_parts():
 def test_cli_calibrate_writes_stacker_and_threshold(tmp_path):
     import shutil
 
-    from qascore.ava.transformer import OnnxAvaModel, default_model_dir
+    from qascore.judges.onnx import OnnxAvaModel, default_model_dir
     from qascore.cli import main as cli_main
 
     rng = np.random.default_rng(0)

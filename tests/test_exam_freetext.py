@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qascore.text.stopwords import STOPWORDS
-from qascore.exam.freetext import indel_ratio, normalize_answer, verify_free_text
+from qascore.judges.matching import indel_ratio, normalise_workbench_answer, verify_free_text
 
 fuzz = pytest.importorskip("rapidfuzz.fuzz")
 nltk_porter = pytest.importorskip("nltk.stem.porter")
@@ -31,7 +31,7 @@ def test_normalize_matches_nltk_pipeline(words):
     stem = nltk_porter.PorterStemmer().stem
     text = " , ".join(words) + "!"
     expected = " ".join(stem(w) for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS)
-    assert normalize_answer(text) == expected
+    assert normalise_workbench_answer(text) == expected
 
 
 def test_verification_rules():

@@ -50,7 +50,7 @@ def test_exam_per_query_macro_mean_and_records():
     assert [(r.question_id, r.answer, r.correct) for r in recs] == [("1", "a", True), ("2", "a", True), ("3", "a", False)]
     assert all(not r.has_article for r in result.records if r.system == "A" and r.query_id == "q3")
     assert [s.system for s in result.leaderboard()] == ["A", "B"]
-    assert result.signature.startswith("qascore:exam|queries:3|questions:5|gold:no|version:")
+    assert result.signature.startswith("qascore:exam|judge:workbench|queries:3|questions:5|gold:no|version:")
 
 
 def test_n_exam_gold_is_ratio_of_sums():

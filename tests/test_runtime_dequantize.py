@@ -201,7 +201,7 @@ def test_cpu_session_never_dequantises(models):
 
 
 def test_shipped_ava_model_dequantises_completely():
-    from qascore.ava.transformer import default_model_dir
+    from qascore.judges.onnx import default_model_dir
 
     model = onnx.ModelProto.FromString(dequantized_model_bytes(default_model_dir() / "model.onnx"))
     ops = {node.op_type for node in model.graph.node}

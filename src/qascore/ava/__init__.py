@@ -4,9 +4,10 @@
   fraction judged correct, streaming ``update`` / ``compute``; wraps one of the models below.
 - :func:`load_default_model` -- the shipped transformer model (int8 ONNX, a2 on MiniLM-L6; the
   ``onnx`` extra); ``predict_proba(questions, references, candidates)`` gives p(correct),
-  ``predict`` 0/1 at its tuned threshold; references may be lists (scores averaged).
+  ``predict`` 0/1 at its tuned threshold; references may be lists (combined by ``refs``).
 - :class:`LinearAva` / :func:`default_linear_model` -- the four-feature linear model (numpy).
 - :func:`load_model` -- ``default``, ``linear`` or a path to either kind of model.
+  The models are judges of :mod:`qascore.judges` (shared with EXAM and nuggets), re-exported here.
 - :mod:`qascore.ava.evaluate` -- point-wise P/R/F1/accuracy and system-wise accuracy, P@1, MAP,
   MRR, threshold tuning, RMSE and Kendall tau-b; :func:`evaluate_triples` puts them in one report.
 - Training (``qascore[train]``): :mod:`qascore.ava.training`; export: ``onnx_export/``.
@@ -14,12 +15,12 @@
 from .data import (Triples, calibration_split, load_as2_as_ava, load_evouna, load_jsonl_triples, read_as2,
                    split_by_question)
 from .evaluate import agreement, pointwise, ranking_metrics, systemwise_accuracy, tune_threshold
-from .features import compute_features
-from .judge import load_model
-from .linear import LinearAva, default_linear_model
+from ..judges.features import compute_features
+from ..judges.linear import LinearAva, default_linear_model
+from ..judges.load import load_model
+from ..judges.onnx import OnnxAvaModel, load_default_model
 from .metric import Ava
 from .report import evaluate_triples, format_report
-from .transformer import OnnxAvaModel, load_default_model
 
 __all__ = [
     "Ava", "LinearAva", "OnnxAvaModel", "Triples", "agreement", "calibration_split", "compute_features",

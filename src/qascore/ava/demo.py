@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from .report import evaluate_triples, format_report
 from .data import load_jsonl_triples
-from .linear import default_linear_model
-from .transformer import load_default_model
+from ..judges.linear import default_linear_model
+from ..judges.onnx import load_default_model
 
 
 def run_demo(data_dir, out) -> None:

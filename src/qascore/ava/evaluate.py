@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..signature import make_signature
-from ..text.answers import contains_answer, normalise_answer
+from ..judges.matching import ContainmentJudge, ExactMatchJudge, TokenF1Judge
 from ..stats import kendalltau
 
 THRESHOLD_GRID = np.round(np.arange(0.01, 1.0, 0.01), 2)
@@ -140,30 +140,14 @@ def systemwise_accuracy(
 
 # --- baselines (SQuAD-style normalisation) --------------------------------------------------
 
+BASELINES = {"exact_match": ExactMatchJudge, "token_f1": TokenF1Judge, "containment": ContainmentJudge}
+
+
 def baseline_predictions(name: str, candidates, gold_alternatives) -> np.ndarray:
     """0/1 per row: 'exact_match' (candidate equals a gold alternative), 'token_f1' (SQuAD
     token F1 >= 0.5 with some alternative), 'containment' (a gold alternative occurs in the
-    candidate), all after SQuAD normalisation."""
-    out = np.zeros(len(candidates), dtype=np.int64)
-    for i, (cand, golds) in enumerate(zip(candidates, gold_alternatives)):
-        c = normalise_answer(cand)
-        gs = [normalise_answer(g) for g in golds]
-        if name == "exact_match":
-            out[i] = any(c == g for g in gs)
-        elif name == "containment":
-            out[i] = any(contains_answer(c, g) for g in gs)
-        elif name == "token_f1":
-            out[i] = max((_token_f1(c.split(), g.split()) for g in gs), default=0.0) >= 0.5
-        else:
-            raise ValueError(f"unknown baseline {name!r}")
-    return out
-
-
-def _token_f1(pred: list, gold: list) -> float:
-    from collections import Counter
-
-    common = sum((Counter(pred) & Counter(gold)).values())
-    if common == 0:
-        return 0.0
-    precision, recall = common / len(pred), common / len(gold)
-    return 2 * precision * recall / (precision + recall)
+    candidate), all after SQuAD normalisation: the string-matching judges of :mod:`qascore.judges`."""
+    if name not in BASELINES:
+        raise ValueError(f"unknown baseline {name!r}; expected one of {sorted(BASELINES)}")
+    candidates = list(candidates)
+    return BASELINES[name]().predict([""] * len(candidates), [list(g) for g in gold_alternatives], candidates)

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..errors import check_text_batch
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics, mean_values
-from .judge import load_model
-from .linear import LinearAva
+from ..judges.load import load_judge
+from ..judges.linear import LinearAva
 
 
 def _check_references(references) -> list:
@@ -34,8 +34,10 @@ class Ava(Metric):
 
     ``model``: ``"default"`` (the shipped int8 ONNX a2 model with its stacker; needs the ``onnx``
     extra), ``"linear"`` (the shipped four-feature linear model, numpy only), a linear model
-    ``.json``, an ONNX model directory, or a model object (:class:`LinearAva`,
-    :class:`~qascore.ava.transformer.OnnxAvaModel`). ``refs``: how a triple's references combine,
+    ``.json``, an ONNX model directory, any other judge spec of :func:`~qascore.judges.load_judge`
+    (``containment``, ``cascade``, ``A>B``), or a judge object (:class:`~qascore.judges.LinearAva`,
+    :class:`~qascore.judges.OnnxAvaModel`, :class:`~qascore.judges.CascadeJudge`, ...).
+    ``refs``: how a triple's references combine,
     ``"max"`` (default; references are acceptable alternatives, e.g. aliases) or ``"mean"`` (the
     paper's rule, for sentence-long references that each restate the answer); it goes into the
     signature. ``threshold`` defaults to the model's one tuned for that rule;
@@ -55,7 +57,7 @@ class Ava(Metric):
     def __init__(self, model: Any = "default", *, refs: str = "max", threshold: float | None = None,
                  device: str = "auto", n_jobs: int | None = None) -> None:
         if isinstance(model, str):
-            model = load_model(model, refs=refs, device=device, n_threads=n_jobs)
+            model = load_judge(model, refs=refs, device=device, n_threads=n_jobs)
         if hasattr(model, "with_refs"):
             model = model.with_refs(refs, threshold)
         self.model = model
@@ -63,7 +65,7 @@ class Ava(Metric):
         self.n_jobs = n_jobs
 
     def settings(self) -> dict[str, Any]:
-        judge = "linear" if isinstance(self.model, LinearAva) else "onnx"
+        judge = {"ava": "onnx", "ava-linear": "linear"}.get(self.model.name, self.model.name)
         model_settings = self.model.settings() if hasattr(self.model, "settings") else {"model": self.model.signature}
         return {"judge": judge, **model_settings, "threshold": f"{self.threshold:.2f}"}
 

@@ -13,7 +13,7 @@ import math
 import torch
 from torch import nn
 
-from .inputs import slots_of
+from ..judges.inputs import slots_of
 
 
 def masked_mean(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -51,7 +51,7 @@ class PeerAttention(nn.Module):
 
 
 class AvaNet(nn.Module):
-    """a0 / a1 / a2 over the slots of :func:`qascore.ava.inputs.slots_of`."""
+    """a0 / a1 / a2 over the slots of :func:`qascore.judges.inputs.slots_of`."""
 
     def __init__(self, arch: str, encoders: list, dropout: float = 0.1) -> None:
         super().__init__()

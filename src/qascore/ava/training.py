@@ -18,8 +18,8 @@ import numpy as np
 from ..runtime.batching import length_buckets, pad_rows
 from ..runtime.tokenize import TextTokenizer
 from .data import Triples
-from .inputs import PAIR_MAX_LENGTH, build_pairs, slots_of
-from .rows import expand_rows, mean_by_owner, sigmoid
+from ..judges.inputs import PAIR_MAX_LENGTH, build_pairs, slots_of
+from ..judges.rows import expand_rows, mean_by_owner, sigmoid
 
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 

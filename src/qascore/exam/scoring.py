@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..signature import make_signature
-from .freetext import verify_free_text
+from ..judges.base import Judge
+from ..judges.matching import WorkbenchJudge
 from .model import Articles, ExamQuestion, QuestionBank
 from .solvers.base import Solver, SolverAnswer
 
@@ -74,15 +75,29 @@ class ExamResult:
         return "\n".join(rows)
 
 
-def is_correct(question: ExamQuestion, answer: SolverAnswer) -> bool:
-    if question.is_multiple_choice:
-        return answer.label is not None and answer.label == question.key
-    return answer.text is not None and verify_free_text(answer.text, question.gold_answers)
+DEFAULT_GRADER = WorkbenchJudge()  # the rubric grading workbench's free-text verification
 
 
-def grade(bank: QuestionBank, articles: Articles, solver: Solver, *,
+def judge_answers(questions: list[ExamQuestion], answers: list[SolverAnswer], judge: Judge | None = None) -> list[bool]:
+    """Whether each answer is right: a multiple-choice answer when its label is the key; a free-text
+    answer when ``judge`` (default: the workbench's matching) accepts it against the question's gold
+    answers, all free-text answers judged in one call. An abstention is wrong."""
+    judge = DEFAULT_GRADER if judge is None else judge
+    correct = [q.is_multiple_choice and a.label is not None and a.label == q.key for q, a in zip(questions, answers)]
+    free = [i for i, (q, a) in enumerate(zip(questions, answers))
+            if not q.is_multiple_choice and a.text is not None and q.gold_answers]
+    if free:
+        verdicts = judge.judge([questions[i].text for i in free], [list(questions[i].gold_answers) for i in free],
+                               [answers[i].text for i in free])
+        for i, label in zip(free, verdicts.labels):
+            correct[i] = bool(label)
+    return correct
+
+
+def grade(bank: QuestionBank, articles: Articles, solver: Solver, *, judge: Judge | None = None,
           unknown_queries: str = "error") -> list[QuestionRecord]:
-    """Answer every question of the bank from every system's article for its query.
+    """Answer every question of the bank from every system's article for its query, and grade each
+    answer (:func:`judge_answers`: free-text answers by ``judge``, the workbench's matching by default).
 
     ``unknown_queries``: an article for a query the bank does not know is an error (``"error"``) or is
     left out (``"ignore"``). Queries of the bank a system has no article for count as skipped.
@@ -106,13 +121,11 @@ def grade(bank: QuestionBank, articles: Articles, solver: Solver, *,
             task_articles.append(per_query.get(query_id, []))
             task_questions.append(bank.questions(query_id))
     answers = solver.solve(task_articles, task_questions) if tasks else []
-    records = []
-    for (system, query_id, has), qs, row in zip(tasks, task_questions, answers):
-        for q, ans in zip(qs, row):
-            label = ans.label if q.is_multiple_choice else ans.text
-            records.append(QuestionRecord(system, query_id, q.question_id, label, ans.confidence,
-                                          is_correct(q, ans), has))
-    return records
+    flat = [(task, q, ans) for task, qs, row in zip(tasks, task_questions, answers) for q, ans in zip(qs, row)]
+    correct = judge_answers([q for _, q, _ in flat], [ans for _, _, ans in flat], judge)
+    return [QuestionRecord(system, query_id, q.question_id, ans.label if q.is_multiple_choice else ans.text,
+                           ans.confidence, right, has)
+            for ((system, query_id, has), q, ans), right in zip(flat, correct)]
 
 
 def _per_query(records, system, bank) -> dict[str, float]:
@@ -163,8 +176,9 @@ def exam_scores(bank: QuestionBank, records: list[QuestionRecord], *, gold_recor
 
 
 def evaluate(bank: QuestionBank, articles: Articles, solver: Solver, *, gold: Articles | None = None,
-             unknown_queries: str = "error") -> ExamResult:
-    """Grade all systems (and the gold articles, if given) with one solver and aggregate."""
+             judge: Judge | None = None, unknown_queries: str = "error") -> ExamResult:
+    """Grade all systems (and the gold articles, if given) with one solver and aggregate; free-text
+    answers are graded by ``judge`` (the workbench's matching by default)."""
     gold_records = None
     if gold is not None:
         if len(gold.systems) != 1:
@@ -174,9 +188,10 @@ def evaluate(bank: QuestionBank, articles: Articles, solver: Solver, *, gold: Ar
         # One batch with the systems, so pooled statistics (idf) are the same for gold and systems.
         both = Articles({s: articles.articles(s) for s in articles.systems})
         both.merge(Articles({GOLD_SYSTEM: gold.articles(gold.systems[0])}))
-        records = grade(bank, both, solver, unknown_queries=unknown_queries)
+        records = grade(bank, both, solver, judge=judge, unknown_queries=unknown_queries)
         gold_records = [r for r in records if r.system == GOLD_SYSTEM]
         records = [r for r in records if r.system != GOLD_SYSTEM]
     else:
-        records = grade(bank, articles, solver, unknown_queries=unknown_queries)
-    return exam_scores(bank, records, gold_records=gold_records, settings=solver.settings())
+        records = grade(bank, articles, solver, judge=judge, unknown_queries=unknown_queries)
+    grader = DEFAULT_GRADER if judge is None else judge
+    return exam_scores(bank, records, gold_records=gold_records, settings={**solver.settings(), "judge": grader.name})

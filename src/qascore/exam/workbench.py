@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from ..io import dumps, open_output
 from .model import Articles, QuestionBank
-from .scoring import QuestionRecord, is_correct
+from ..judges.base import Judge
+from .scoring import QuestionRecord, judge_answers
 from .solvers.base import Solver
 
 
@@ -33,8 +34,10 @@ def paragraph_id(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
-def grade_paragraphs(bank: QuestionBank, articles: Articles, solver: Solver) -> list[GradedParagraph]:
-    """Grade every distinct paragraph of every query (pooled over systems) against the query's questions."""
+def grade_paragraphs(bank: QuestionBank, articles: Articles, solver: Solver,
+                     judge: Judge | None = None) -> list[GradedParagraph]:
+    """Grade every distinct paragraph of every query (pooled over systems) against the query's questions
+    (free-text answers by ``judge``, the workbench's matching by default)."""
     pooled: dict[tuple[str, str], GradedParagraph] = {}
     for system in articles.systems:
         for query_id, paragraphs in articles.articles(system).items():
@@ -47,10 +50,11 @@ def grade_paragraphs(bank: QuestionBank, articles: Articles, solver: Solver) -> 
                 g.ranks.setdefault(system, rank)
     graded = list(pooled.values())
     answers = solver.solve([[g.text] for g in graded], [bank.questions(g.query_id) for g in graded])
-    for g, row in zip(graded, answers):
-        for q, ans in zip(bank.questions(g.query_id), row):
-            (g.correct if is_correct(q, ans) else g.wrong).append(q.question_id)
-            g.answers.append((q.question_id, ans.label if q.is_multiple_choice else ans.text))
+    flat = [(g, q, ans) for g, row in zip(graded, answers) for q, ans in zip(bank.questions(g.query_id), row)]
+    correct = judge_answers([q for _, q, _ in flat], [ans for _, _, ans in flat], judge)
+    for (g, q, ans), right in zip(flat, correct):
+        (g.correct if right else g.wrong).append(q.question_id)
+        g.answers.append((q.question_id, ans.label if q.is_multiple_choice else ans.text))
     return graded
 
 

@@ -1,6 +1,6 @@
 """AVA's linear model: four similarity features, a linear SVM with Platt scaling, a threshold.
 
-The features (paper, Section 5) are :func:`qascore.ava.features.compute_features`.
+The features (paper, Section 5) are :func:`qascore.judges.features.compute_features`.
 
 Training uses scikit-learn (a linear SVM with Platt scaling, as the paper did); inference is
 numpy only: p = 1 / (1 + exp(A f + B)) with f = w . x + b the SVM decision value.
@@ -17,6 +17,7 @@ from ..io import dumps, open_output, read_json
 from ..models import bundled_path
 from ..runtime.session import check_model_file
 from ..signature import make_signature
+from .base import Judge
 from .features import FEATURE_NAMES, _kernel, compute_features, pack_short_answers
 from .rows import REFERENCE_RULES, check_lengths, check_rule, combine_by_owner, expand_rows
 
@@ -26,11 +27,13 @@ __all__ = ["FEATURE_NAMES", "LinearAva", "_kernel", "compute_features", "default
 
 
 @dataclass
-class LinearAva:
+class LinearAva(Judge):
     """A trained linear AVA model (numpy inference).
 
     ``thresholds`` holds the tuned threshold of each reference rule; ``threshold`` is the one in
     use (the rule ``refs``'s, unless set otherwise)."""
+
+    name = "ava-linear"
 
     weights: list  # 4 floats; a positive decision value leans to 'correct'
     bias: float
@@ -61,7 +64,7 @@ class LinearAva:
 
     @property
     def signature(self) -> str:
-        return make_signature("ava-linear", **self.settings())
+        return make_signature(self.name, **self.settings())
 
     def decision(self, features: np.ndarray) -> np.ndarray:
         return features @ np.asarray(self.weights, dtype=np.float64) + self.bias

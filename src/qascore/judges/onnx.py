@@ -17,6 +17,7 @@ from ..runtime.batching import pad_rows, run_bucketed
 from ..runtime.session import ModelFileError, OnnxSession, check_model_file
 from ..runtime.tokenize import TextTokenizer
 from ..signature import make_signature
+from .base import Judge
 from .features import compute_features
 from .inputs import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
 from .rows import REFERENCE_RULES, check_lengths, check_rule, combine_by_owner, expand_rows, lead_rows, \
@@ -28,11 +29,13 @@ __all__ = ["OnnxAvaModel", "default_model_dir", "expand_rows", "load_default_mod
 ONNX_MODULES = ("onnxruntime", "tokenizers")
 
 
-class OnnxAvaModel:
+class OnnxAvaModel(Judge):
     """An exported a0/a1/a2 network. ``predict_proba(q, refs, t)`` combines a triple's references
     by the rule ``refs``: ``max`` (default; references are acceptable alternatives) or ``mean``
     (the paper's rule). ``thresholds`` holds the tuned threshold of each rule; ``threshold``, when
     given, overrides it."""
+
+    name = "ava"
 
     def __init__(self, model_path, *, tokenizer_file, arch: str, device: str = "auto", n_threads: int | None = None,
                  batch_size: int = 32, max_length: int = PAIR_MAX_LENGTH, threshold: float | None = None,
@@ -152,9 +155,6 @@ class OnnxAvaModel:
         is_lead[lead] = True
         score(np.flatnonzero(~is_lead & ~settled[owner]))
         return combine_by_owner(proba, owner, n, "max")
-
-    def predict(self, questions, references, candidates) -> np.ndarray:
-        return (self.predict_proba(questions, references, candidates) >= self.threshold).astype(np.int64)
 
 
 def default_model_dir() -> Path:

@@ -1,0 +1,75 @@
+"""Which judge a name means: the one place that turns a spec into a judge.
+
+- ``containment`` -- SQuAD-normalised reference contained in the candidate (no model);
+  ``exact-match`` and ``token-f1`` -- SQuAD's exact match and token F1 >= 0.5;
+- ``workbench`` -- the rubric grading workbench's free-text verification (``contains`` mode);
+- ``linear`` -- the shipped four-feature linear AVA model (numpy);
+- ``default`` or ``ava`` -- the shipped transformer AVA model (int8 ONNX; the ``onnx`` extra);
+- a linear model ``.json`` file or an ONNX model directory;
+- ``A>B`` -- a cascade: ``A`` accepts what it can, ``B`` judges the rest (``containment>default``);
+  ``cascade`` is ``containment>default``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import require_extra
+from .base import Judge
+from .cascade import CascadeJudge
+from .linear import LinearAva, default_linear_model
+from .matching import ContainmentJudge, ExactMatchJudge, TokenF1Judge, WorkbenchJudge
+from .onnx import ONNX_MODULES, OnnxAvaModel, load_default_model
+
+MODEL_SPECS = "'default' (the shipped transformer model), 'linear' (the shipped linear model), " \
+              "or a model directory / linear .json"
+JUDGE_SPECS = "containment, exact-match, token-f1, workbench, linear, default (or ava: the shipped transformer " \
+              "model), cascade (containment>default), A>B for any two, or a model directory / linear .json"
+CASCADE = "containment>default"
+STRING_JUDGES = {"containment": ContainmentJudge, "exact-match": ExactMatchJudge, "token-f1": TokenF1Judge}
+MATCHING_SPECS = (*STRING_JUDGES, "workbench")
+
+
+def is_onnx_spec(spec: str) -> bool:
+    """True when ``spec`` names an ONNX model (``default``/``ava``, a model directory, or a cascade
+    with one of them)."""
+    if spec == "cascade" or ">" in spec:
+        return any(is_onnx_spec(part) for part in (CASCADE if spec == "cascade" else spec).split(">"))
+    return spec not in ("linear", *MATCHING_SPECS) and not str(spec).endswith(".json")
+
+
+def load_model(spec: str = "default", *, refs: str = "max", device: str = "auto",
+               n_threads: int | None = None) -> LinearAva | OnnxAvaModel:
+    """The AVA model ``spec`` names: ``default`` (the shipped int8 ONNX model), ``linear`` (the
+    shipped linear model), a linear model ``.json`` file, or an ONNX model directory, under the
+    reference rule ``refs`` (``max`` or ``mean``) with that rule's tuned threshold.
+
+    An ONNX model needs the ``onnx`` extra (:class:`~qascore.errors.MissingExtraError` otherwise);
+    ``device`` and ``n_threads`` apply to ONNX models only.
+    """
+    if spec in (*MATCHING_SPECS, "cascade") or ">" in spec:
+        raise ValueError(f"{spec!r} is a judge, not an AVA model; use load_judge (models: {MODEL_SPECS})")
+    if not is_onnx_spec(spec):
+        return default_linear_model(refs) if spec == "linear" else LinearAva.load(Path(spec), refs=refs)
+    require_extra("onnx", *ONNX_MODULES)
+    if spec in ("default", "ava"):
+        return load_default_model(device=device, n_threads=n_threads, refs=refs)
+    return OnnxAvaModel.from_dir(Path(spec), device=device, n_threads=n_threads, refs=refs)
+
+
+def load_judge(spec: str = "default", *, refs: str = "max", device: str = "auto",
+               n_threads: int | None = None) -> Judge:
+    """The judge ``spec`` names (see the module's list), under the reference rule ``refs`` where
+    the judge has one; ``device`` and ``n_threads`` apply to ONNX models."""
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"a judge spec must be a non-empty string: {JUDGE_SPECS}")
+    if spec == "cascade":
+        spec = CASCADE
+    if ">" in spec:
+        first, rest = spec.split(">", 1)
+        return CascadeJudge(load_judge(first, refs=refs, device=device, n_threads=n_threads),
+                            load_judge(rest, refs=refs, device=device, n_threads=n_threads))
+    if spec in STRING_JUDGES:
+        return STRING_JUDGES[spec](refs)
+    if spec == "workbench":
+        return WorkbenchJudge()
+    return load_model(spec, refs=refs, device=device, n_threads=n_threads)
