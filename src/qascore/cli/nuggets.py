@@ -9,7 +9,8 @@ import sys
 
 from ..io import dumps, iter_lines, open_output, write_jsonl
 from ..nuggets.analysis import Analyzer, IdfTable
-from ..nuggets.formats import read_answer_key, read_judgements, read_rag_assignments, read_runs, write_judgements
+from ..nuggets.formats import (read_answer_key, read_judgements, read_rag_assignments, read_runs, write_judgements,
+                               write_rag_assignments)
 from ..nuggets.nuggeteer import Nuggeteer, assessment, nugget_diagnostics, score_assignment
 from ..nuggets.official import BETA_AFTER_2003, RunScore, score_judged_runs
 from ..nuggets.pourpre import Pourpre
@@ -166,10 +167,23 @@ def cmd_assign(args) -> int:
 def cmd_rag(args) -> int:
     if not args.predictions:
         raise ValueError("the assignments file is required: -p/--predictions ASSIGNMENTS.jsonl")
+    if args.judge is not None:
+        from ..judges.load import is_onnx_spec  # here: the judges load only when asked for
+
+        if is_onnx_spec(args.judge):
+            options.check_extra("onnx", "onnxruntime", "tokenizers")
     topics = read_rag_assignments(args.predictions)
     if not topics:
         raise ValueError(f"{args.predictions}: no topic to score")
-    scores = rag_scores(topics)
+    if args.judge is not None:
+        from ..judges.load import load_judge
+        from ..nuggets.judged import judge_assignments
+
+        judge = load_judge(args.judge, n_threads=args.n_jobs)
+        topics, _ = judge_assignments(topics, judge)
+        if args.assignments_out:
+            write_rag_assignments(topics, args.assignments_out)
+    scores = rag_scores(topics, judge=None if args.judge is None else judge.signature)
     with open_output(args.output) as out:
         if args.output_format == "json":
             out.write(dumps({"topics": scores.per_topic, "mean": scores.mean, "signature": scores.signature}) + "\n")
@@ -208,5 +222,11 @@ def register(subparsers) -> None:
     options.add_predictions(p, "JSONL: qid, answer_text, nuggets [{text, importance, assignment}] (- for stdin)",
                             required=False)
     options.add_hidden_alias(p, "--assignments", dest="predictions")
+    p.add_argument("--judge", metavar="SPEC",
+                   help="assign the nuggets with a judge instead of the file's assignments: each nugget against "
+                        "each answer sentence, the query as question (containment, workbench, linear, default, "
+                        "cascade, A>B or a model path; see docs/judges.md)")
+    p.add_argument("--assignments-out", metavar="FILE", help="with --judge: also write the judged assignments")
+    options.add_n_jobs(p)
     options.add_output(p, per_example=False)
     p.set_defaults(func=cmd_rag)

@@ -6,18 +6,13 @@ one dictionary lookup per token.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from ..text import PackedTokens, Vocabulary, WordTermTokenizer
+from ..text.sentences import split_sentences
 from ..text.stopwords import STOPWORDS
 
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split at ., ! or ? followed by space and a capital/digit, and at line breaks; drop empty pieces."""
-    return [s.strip() for s in _SENTENCE_BREAK.split(text) if s and s.strip()]
+__all__ = ["LexicalAnalyzer", "split_sentences"]
 
 
 class LexicalAnalyzer(WordTermTokenizer):

@@ -11,6 +11,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..signature import make_signature
+
 
 class Verdicts(NamedTuple):
     """A judge's output: ``proba`` p(correct) per triple (float64), ``labels`` (bool)."""
@@ -29,7 +31,12 @@ class Judge:
         raise NotImplementedError
 
     def settings(self) -> dict:
+        """Every setting that changes a probability or a label, as the signature lists them."""
         return {}
+
+    @property
+    def signature(self) -> str:
+        return make_signature(self.name, **self.settings())
 
     def judge(self, questions, references, candidates) -> Verdicts:
         """Probabilities and labels (probability >= ``threshold``) of every triple, in one call."""

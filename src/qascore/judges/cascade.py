@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..signature import make_signature
 from .base import Judge, Verdicts
 
 
@@ -39,9 +38,6 @@ class CascadeJudge(Judge):
         return dict(first=self.first.name, **{f"first.{k}": v for k, v in self.first.settings().items()},
                     then=self.then.name, **{f"then.{k}": v for k, v in self.then.settings().items()})
 
-    @property
-    def signature(self) -> str:
-        return make_signature(self.name, **self.settings())
 
     def judge(self, questions, references, candidates) -> Verdicts:
         first = self.first.judge(questions, references, candidates)

@@ -16,7 +16,6 @@ import numpy as np
 from ..io import dumps, open_output, read_json
 from ..models import bundled_path
 from ..runtime.session import check_model_file
-from ..signature import make_signature
 from .base import Judge
 from .features import FEATURE_NAMES, _kernel, compute_features, pack_short_answers
 from .rows import REFERENCE_RULES, check_lengths, check_rule, combine_by_owner, expand_rows
@@ -62,9 +61,6 @@ class LinearAva(Judge):
         chosen = self.thresholds.get(refs, self.threshold) if threshold is None else threshold
         return replace(self, refs=check_rule(refs), threshold=chosen)
 
-    @property
-    def signature(self) -> str:
-        return make_signature(self.name, **self.settings())
 
     def decision(self, features: np.ndarray) -> np.ndarray:
         return features @ np.asarray(self.weights, dtype=np.float64) + self.bias

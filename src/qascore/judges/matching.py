@@ -18,7 +18,6 @@ from collections import Counter
 import numpy as np
 
 from .._kernels.lcs import char_lcs_length
-from ..signature import make_signature
 from ..text import WordTermTokenizer, porter_stem
 from ..text.answers import contains_answer, normalise_answer
 from ..text.stopwords import STOPWORDS
@@ -54,9 +53,6 @@ class SquadMatchJudge(Judge):
     def settings(self) -> dict:
         return dict(normalise="squad", refs=self.refs, threshold=f"{self.threshold:.2f}")
 
-    @property
-    def signature(self) -> str:
-        return make_signature(self.name, **self.settings())
 
     def predict_proba(self, questions, references, candidates) -> np.ndarray:
         n = check_lengths(questions, references, candidates)
@@ -125,9 +121,6 @@ class WorkbenchJudge(Judge):
     def settings(self) -> dict:
         return dict(mode=self.mode, fuzzy=f">{FUZZY_THRESHOLD:g}")
 
-    @property
-    def signature(self) -> str:
-        return make_signature(self.name, **self.settings())
 
     def predict_proba(self, questions, references, candidates) -> np.ndarray:
         n = check_lengths(questions, references, candidates)

@@ -16,7 +16,6 @@ from ..models import bundled_path
 from ..runtime.batching import pad_rows, run_bucketed
 from ..runtime.session import ModelFileError, OnnxSession, check_model_file
 from ..runtime.tokenize import TextTokenizer
-from ..signature import make_signature
 from .base import Judge
 from .features import compute_features
 from .inputs import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
@@ -80,9 +79,6 @@ class OnnxAvaModel(Judge):
                     **({"early_stop": "yes" if self.early_stop else "no"} if self.refs == "max" else {}),
                     stack="logit+linear4" if self.stacker else "none", runtime=self.session.describe())
 
-    @property
-    def signature(self) -> str:
-        return make_signature("ava", **self.settings())
 
     def with_refs(self, refs: str, threshold: float | None = None) -> OnnxAvaModel:
         """The same model (one shared session) under the reference rule ``refs``, with that rule's

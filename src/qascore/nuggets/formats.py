@@ -308,6 +308,7 @@ class RagTopic:
     answer_text: str
     nuggets: tuple[RagNugget, ...]
     run_id: str | None = None
+    query: str = ""  # the topic's question, where the file gives it
 
 
 def read_rag_assignments(path) -> list[RagTopic]:
@@ -335,7 +336,10 @@ def read_rag_assignments(path) -> list[RagTopic]:
         if not isinstance(answer, str):
             raise InputFormatError(path, lineno, "field 'answer_text' must be str")
         run_id = record.get("run_id")
-        topics.append(RagTopic(qid, answer, tuple(nuggets), None if run_id is None else str(run_id)))
+        query = record.get("query", "")
+        if not isinstance(query, str):
+            raise InputFormatError(path, lineno, "field 'query' must be str")
+        topics.append(RagTopic(qid, answer, tuple(nuggets), None if run_id is None else str(run_id), query))
     return topics
 
 
@@ -343,6 +347,7 @@ def write_rag_assignments(topics, path) -> None:
     with open_output(path) as out:
         for t in topics:
             record = {
+                **({"query": t.query} if t.query else {}),
                 "qid": t.qid,
                 "answer_text": t.answer_text,
                 "nuggets": [

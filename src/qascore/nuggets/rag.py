@@ -83,8 +83,9 @@ class RagScores:
         return [json.dumps(row) for row in self.per_topic + [self.mean]]
 
 
-def rag_scores(topics: list[RagTopic]) -> RagScores:
-    """Per-topic scores and their mean (the ``qid: all`` line)."""
+def rag_scores(topics: list[RagTopic], *, judge: str | None = None) -> RagScores:
+    """Per-topic scores and their mean (the ``qid: all`` line); ``judge``: the signature of the
+    judge that made the assignments (:mod:`qascore.nuggets.judged`), None for the file's own."""
     rows: list[dict[str, Any]] = [{"qid": t.qid, **topic_scores(t)} for t in topics]
     mean: dict[str, Any] = {"qid": "all"}
     for key in SCORE_KEYS:
@@ -97,5 +98,6 @@ def rag_scores(topics: list[RagTopic]) -> RagScores:
                 bad_importance[n.importance] = bad_importance.get(n.importance, 0) + 1
             if n.assignment not in ("support", "partial_support", "not_support"):
                 bad_assignment[n.assignment] = bad_assignment.get(n.assignment, 0) + 1
-    signature = make_signature("rag-nuggets", partial=PARTIAL_SUPPORT, okay_weight=OKAY_WEIGHT, malformed="all-only")
+    signature = make_signature("rag-nuggets", partial=PARTIAL_SUPPORT, okay_weight=OKAY_WEIGHT, malformed="all-only",
+                               **({"assigned_by": judge.split("|")[0].removeprefix("qascore:")} if judge else {}))
     return RagScores(rows, mean, {"importance": bad_importance, "assignment": bad_assignment}, signature)
