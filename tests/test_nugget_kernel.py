@@ -11,24 +11,28 @@ def ngrams(terms, n_max):
     return {tuple(terms[i:i + k]) for k in range(1, n_max + 1) for i in range(len(terms) - k + 1)}
 
 
-def reference_recall(questions, responses, n_max, informativeness, term_weight):
+def reference_recall(questions, responses, n_max, informativeness, term_weight, background=None, in_group=True):
     """Nuggeteer eq. 1-4 written out plainly: for each response, per nugget of its question, the
-    best description's weighted recall of distinct shared n-grams."""
+    best description's weighted recall of distinct shared n-grams. ``background[qi]``: the last
+    nugget of question qi is a background nugget, left out of G unless ``in_group``."""
     out = []
     for qi, terms in responses:
         descriptions = questions[qi]  # per nugget, its descriptions
-        group = len(descriptions)
+        members = [True] * len(descriptions)
+        if background and background[qi] and not in_group:
+            members[-1] = False
+        group = sum(members)
         nugget_grams = [set().union(*(ngrams(d, n_max) for d in descs)) if descs else set() for descs in descriptions]
         response_grams = ngrams(terms, n_max)
         row = []
-        for descs in descriptions:
-            def weight(e, nugget_grams=nugget_grams, group=group):
+        for g, descs in enumerate(descriptions):
+            def weight(e, nugget_grams=nugget_grams, group=group, g=g, members=members):
                 w = sum(term_weight(t) for t in e)
                 if informativeness == "none":
                     return w
-                holders = sum(e in grams for grams in nugget_grams)
-                others = holders - 1 if informativeness == "others" else holders
-                return w * (1.0 - others / group)
+                holders = sum(e in grams for grams, member in zip(nugget_grams, members) if member)
+                others = holders - 1 if informativeness == "others" and members[g] else holders
+                return w * (1.0 - others / group) if group else w
             best = 0.0
             for d in descs:
                 grams = ngrams(d, n_max)
@@ -54,12 +58,15 @@ def tasks(draw):
     n_max = draw(st.integers(1, 3))
     informativeness = draw(st.sampled_from(["others", "equation3", "none"]))
     idf = draw(st.one_of(st.none(), st.fixed_dictionaries({t: st.floats(0.0, 5.0) for t in VOCAB})))
-    return questions, responses, n_max, informativeness, idf
+    background = draw(st.lists(st.booleans(), min_size=len(questions), max_size=len(questions)))
+    in_group = draw(st.booleans())
+    return questions, responses, n_max, informativeness, idf, background, in_group
 
 
-def kernel_recall(questions, responses, n_max, informativeness, idf, n_jobs=1):
-    index = NgramIndex([QuestionNuggets(f"q{i}", [str(j) for j in range(len(q))], q) for i, q in enumerate(questions)],
-                       n_max=n_max, informativeness=informativeness)
+def kernel_recall(questions, responses, n_max, informativeness, idf, background, in_group, n_jobs=1):
+    index = NgramIndex([QuestionNuggets(f"q{i}", [str(j) for j in range(len(q))], q, background=bg)
+                        for i, (q, bg) in enumerate(zip(questions, background))],
+                       n_max=n_max, informativeness=informativeness, background_in_group=in_group)
     ids, offsets = index.encode([t for _, t in responses])
     question = np.array([q for q, _ in responses], dtype=np.int32)
     out_offsets, recall, best, entry_nugget = index.recall(ids, offsets, question, index.weights(None if idf is None else index.term_weights(idf.get)),
@@ -71,9 +78,10 @@ def kernel_recall(questions, responses, n_max, informativeness, idf, n_jobs=1):
 @settings(max_examples=150, deadline=None)
 @given(tasks())
 def test_kernel_matches_plain_python(task):
-    questions, responses, n_max, informativeness, idf = task
+    questions, responses, n_max, informativeness, idf, background, in_group = task
     got, index, best, entry_nugget, out_offsets = kernel_recall(*task)
-    want = reference_recall(questions, responses, n_max, informativeness, (lambda t: 1.0) if idf is None else idf.get)
+    want = reference_recall(questions, responses, n_max, informativeness, (lambda t: 1.0) if idf is None else idf.get,
+                            background, in_group)
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert g == pytest.approx(w, rel=1e-12, abs=1e-15)

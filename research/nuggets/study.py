@@ -60,12 +60,12 @@ def partial_labels(topics: list[RagTopic]) -> dict[str, set[str]]:
 
 
 def judgements_from_labels(
-    key: AnswerKey, topics: list[RagTopic], run: Run, target: AnswerKey | None = None
+    key: AnswerKey, topics: list[RagTopic], run: Run, target: AnswerKey | None = None, idf="background"
 ) -> Judgements:
-    """Align each supported nugget to its best sentence (description-only recall). With ``target``,
-    nugget ids are translated to the target key's by description text (nuggets it lacks dropped):
-    the runs' nugget lists can differ slightly."""
-    aligner = Nuggeteer(key, n=2)
+    """Align each supported nugget to its best sentence (description-only recall, with ``idf``). With
+    ``target``, nugget ids are translated to the target key's by description text (nuggets it lacks
+    dropped): the runs' nugget lists can differ slightly."""
+    aligner = Nuggeteer(key, n=2, idf=idf)
     table = aligner.recall_table([run])
     position = {id(r): i for i, r in enumerate(table.responses)}
     supported, partial = labels(topics), partial_labels(topics)
@@ -177,7 +177,8 @@ def _best_threshold(assign_at, truth: _Truth, grid) -> float:
 def run_study(
     topics_a: list[RagTopic], topics_b: list[RagTopic], name_a: str = "A", name_b: str = "B", **options
 ) -> list[StudyRow]:
-    """Every method in both directions (see the module docstring); ``options`` go to :class:`Nuggeteer`."""
+    """Every method in both directions (see the module docstring); ``options`` go to :class:`Nuggeteer`
+    (``idf`` also to the sentence aligner)."""
     options.setdefault("n", 2)
     if [t.qid for t in topics_a] != [t.qid for t in topics_b]:
         raise ValueError("the two runs must answer the same topics in the same order")
@@ -186,7 +187,7 @@ def run_study(
     runs = {name: sentence_run(topics[name], name) for name in topics}
     truth = {name: _Truth.of(keys[name], topics[name]) for name in topics}
     judged = {
-        (tr, te): judgements_from_labels(keys[tr], topics[tr], runs[tr], keys[te])
+        (tr, te): judgements_from_labels(keys[tr], topics[tr], runs[tr], keys[te], options.get("idf", "background"))
         for tr in topics
         for te in topics
         if tr != te

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from ..io import dumps, iter_lines, open_output, write_jsonl
-from ..nuggets.analysis import Analyzer, IdfTable
+from ..nuggets.analysis import IDF_SOURCES, Analyzer, IdfTable
 from ..nuggets.formats import (read_answer_key, read_judgements, read_rag_assignments, read_runs, write_judgements,
                                write_rag_assignments)
 from ..nuggets.nuggeteer import Nuggeteer, assessment, nugget_diagnostics, score_assignment
@@ -34,8 +34,15 @@ def _add_model_options(p) -> None:
     p.add_argument("--stem", action="store_true", help="Porter-stem terms")
     p.add_argument("--remove-stopwords", action="store_true")
     p.add_argument("--weighting", choices=("idf", "count"), default="idf")
-    p.add_argument("--idf-corpus", help="documents, one per line, for idf (default: the responses being scored)")
-    p.add_argument("--df-table", help="precomputed df table: 'N <documents>' then '<term>\\t<df>' lines")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--idf", choices=IDF_SOURCES, default="background",
+                        help="background (default): the shipped wordfreq table, so a run's score does not depend on "
+                        "the other runs in the file; runs: document frequencies over all responses scored together")
+    source.add_argument("--idf-corpus", help="documents, one per line, for idf (instead of --idf)")
+    source.add_argument("--df-table", help="precomputed df table: 'N <documents>' then '<term>\\t<df>' lines "
+                        "(instead of --idf)")
+    p.add_argument("--null-outside-group", action="store_true",
+                   help="the null nugget is not one of the question's nuggets |G| in informativeness (the paper's G)")
     p.add_argument("--beta", type=float, default=BETA_AFTER_2003, help="F beta (5 for TREC 2003, 3 after)")
     options.add_n_jobs(p)
 
@@ -63,7 +70,7 @@ def _read_runs(args) -> list:
 
 def _model(args, key) -> Nuggeteer:
     judged = read_judgements(args.judgements) if args.judgements else None
-    idf = None
+    idf = args.idf
     if args.df_table:
         idf = IdfTable.from_df_file(args.df_table)
     elif args.idf_corpus:
@@ -72,7 +79,7 @@ def _model(args, key) -> Nuggeteer:
                                       source=f"corpus:{args.idf_corpus}")
     return Nuggeteer(key, judgements=judged, learn_from_judgements=not args.descriptions_only, n=args.ngram,
                      stem=args.stem, stopwords=args.remove_stopwords, weighting=args.weighting, idf=idf,
-                     threshold=args.threshold)
+                     null_in_group=not args.null_outside_group, threshold=args.threshold)
 
 
 def _report_unknown(tag: str, unknown) -> None:

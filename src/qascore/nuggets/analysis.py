@@ -5,6 +5,12 @@ digits, as the TREC-era tools saw text), optionally Porter-stemmed (the exact st
 :mod:`qascore.text`, words longer than 3 characters, as rouge-score) and optionally without
 stopwords. Batches are encoded by the text layer's compiled encoder; stopwords are then dropped
 from the id arrays with numpy, so no per-token Python runs on the scoring path.
+
+The idf of a term comes from one of :data:`IDF_SOURCES` or a user's :class:`IdfTable`
+(:func:`resolve_idf`): ``"background"``, the shipped table built from wordfreq's English
+frequencies by ``tools/build_background_idf.py`` (``data/README.md``: method and licence), fixed,
+so a run's score never depends on the other runs scored with it; or ``"runs"``, each term's
+document frequency over the responses scored in the same call (each response a document).
 """
 from __future__ import annotations
 
@@ -13,6 +19,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
+from types import MappingProxyType
 
 import numpy as np
 
@@ -147,3 +155,29 @@ class IdfTable:
             return cls(df, n_docs, f"df:{path}")
         except ValueError as exc:
             raise InputFormatError(path, None, str(exc)) from None
+
+
+IDF_SOURCES = ("background", "runs")
+BACKGROUND_IDF = "background-wordfreq-en-3.1.1"
+_BACKGROUND_FILES = {False: "wordfreq_en.df.gz", True: "wordfreq_en_stemmed.df.gz"}
+
+
+@lru_cache(maxsize=2)
+def background_idf(stem: bool = False) -> IdfTable:
+    """The shipped background table: document frequencies of a pseudo corpus of 1,000,000
+    documents derived from wordfreq 3.1.1's English frequencies, keyed by this module's terms
+    (Porter stems with ``stem``). An unlisted term has df 0: idf ln((N + 1) / 0.5) = 14.51."""
+    with resources.as_file(resources.files(__package__) / "data" / _BACKGROUND_FILES[bool(stem)]) as path:
+        table = IdfTable.from_df_file(path)
+    return IdfTable(MappingProxyType(dict(table.df)), table.n_documents, BACKGROUND_IDF)
+
+
+def resolve_idf(idf: str | IdfTable, analyzer: Analyzer, *, load: bool = True) -> IdfTable | None:
+    """The table behind an ``idf`` option: an :class:`IdfTable` as given, ``"background"`` the shipped
+    table for ``analyzer``'s terms, ``"runs"`` None (idf from the responses scored together).
+    ``load=False`` only checks the option (count weights read no idf) and returns None."""
+    if isinstance(idf, IdfTable):
+        return idf if load else None
+    if idf not in IDF_SOURCES:
+        raise ValueError(f"idf must be one of {IDF_SOURCES} or an IdfTable, got {idf!r}")
+    return background_idf(analyzer.stem) if idf == "background" and load else None

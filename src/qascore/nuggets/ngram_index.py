@@ -8,7 +8,10 @@ total weight. Nuggeteer, Pourpre and the containment baseline all score through 
 Definitions (Nuggeteer, Marton 2006, section 2):
   W(e) = sum of idf of the terms of n-gram e (or n, the number of terms, with count weights);
   I(g, e) = 1 - (number of *other* nuggets of the question whose descriptions contain e) / |G|
-            (``informativeness="equation3"`` counts g itself as well, literally eq. 3);
+            (``informativeness="equation3"`` counts g itself as well, literally eq. 3); a question's
+            *background* nugget (Nuggeteer's null nugget, ``QuestionNuggets.background``) is one of
+            G by default; with ``background_in_group=False`` G is the other nuggets only (it is
+            neither counted in |G| nor as a nugget holding e, for any g);
   recall(d, r) = sum of W(e) I(g, e) over distinct n-grams e shared by description d and response r,
                  divided by the same sum over all distinct n-grams of d;
   recall(g, r) = max over the descriptions d of g.
@@ -36,6 +39,7 @@ class QuestionNuggets:
     qid: str
     nugget_ids: Sequence[str]
     descriptions: Sequence[Sequence[Sequence[str]]]
+    background: bool = False  # the last nugget is a background (null) nugget
 
 
 def _pack(term_lists, vocab: dict, grow: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -92,7 +96,8 @@ def ngram_keys(ids: np.ndarray, offsets: np.ndarray, n_max: int) -> tuple[np.nda
 class NgramIndex:
     """Packed n-gram classifiers of many questions (see the module docstring)."""
 
-    def __init__(self, questions: Sequence[QuestionNuggets], *, n_max: int = 2, informativeness: str = "others"):
+    def __init__(self, questions: Sequence[QuestionNuggets], *, n_max: int = 2, informativeness: str = "others",
+                 background_in_group: bool = True):
         if n_max not in (1, 2, 3):
             raise ValueError(f"n-gram length must be 1, 2 or 3, got {n_max}")
         if informativeness not in INFORMATIVENESS:
@@ -104,6 +109,7 @@ class NgramIndex:
         if len(self.question_index) != len(self.questions):
             raise ValueError("a question appears twice")
         desc_terms, desc_nugget, q_desc_start, q_nugget_start = [], [], [0], [0]
+        in_group: list[bool] = []
         n_nuggets = 0
         for q in self.questions:
             if len(q.nugget_ids) != len(q.descriptions):
@@ -112,6 +118,11 @@ class NgramIndex:
                 )
             if len(set(q.nugget_ids)) != len(q.nugget_ids):
                 raise ValueError(f"question {q.qid}: duplicate nugget ids")
+            if q.background and not q.nugget_ids:
+                raise ValueError(f"question {q.qid}: a background nugget is the last nugget, but there is none")
+            in_group += [True] * len(q.nugget_ids)
+            if q.background and not background_in_group:
+                in_group[-1] = False
             for descs in q.descriptions:
                 for d in descs:
                     desc_terms.append(d)
@@ -148,16 +159,20 @@ class NgramIndex:
         entry_feat[by_pair] = np.cumsum(new_pair) - 1
         self.feat_key = np.ascontiguousarray(entry_key[by_pair][new_pair])
         feat_q = np.ascontiguousarray(entry_q[by_pair][new_pair]).astype(np.int32)
-        # informativeness from the number of nuggets whose descriptions hold each feature
+        # informativeness from the number of nuggets of G whose descriptions hold each feature
         entry_nug = self.desc_nugget[entry_desc].astype(np.int64)
-        nug_feat = distinct(entry_nug * (len(self.feat_key) + 1) + entry_feat)
+        nugget_in_group = np.asarray(in_group, dtype=bool)
+        grouped = nugget_in_group[entry_nug]
+        nug_feat = distinct(entry_nug[grouped] * (len(self.feat_key) + 1) + entry_feat[grouped])
         nuggets_with = np.bincount(nug_feat % (len(self.feat_key) + 1), minlength=len(self.feat_key))
         if informativeness == "none":
             entry_info = np.ones(len(entry_feat))
         else:
-            group = np.diff(self.q_nugget_start).astype(np.float64)[entry_q]
-            others = nuggets_with[entry_feat] - (1 if informativeness == "others" else 0)
-            entry_info = 1.0 - others / group
+            group = np.bincount(nugget_question, weights=nugget_in_group, minlength=len(self.questions))[entry_q]
+            # g itself is one of the nuggets holding e when g is in G ("others" leaves it out)
+            others = nuggets_with[entry_feat] - (grouped if informativeness == "others" else 0)
+            # a background nugget alone in a question (G empty): nothing to share n-grams with
+            entry_info = 1.0 - np.divide(others, group, out=np.zeros(len(others)), where=group > 0)
         # entries grouped by feature for the kernel
         by_feat = np.argsort(entry_feat, kind="stable")
         self.entry_desc = np.ascontiguousarray(entry_desc[by_feat])

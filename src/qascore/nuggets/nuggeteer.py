@@ -18,7 +18,7 @@ import numpy as np
 
 from ..signature import make_signature
 from ..stats import micro_average
-from .analysis import Analyzer, IdfTable
+from .analysis import Analyzer, IdfTable, resolve_idf
 from .formats import AnswerKey, Judgements, Response, Run
 from .ngram_index import NgramIndex, QuestionNuggets, score_encoded, sequence_hashes
 from .official import RunScore, score_run
@@ -97,16 +97,20 @@ class Nuggeteer:
 
     Parameters: ``judgements`` (used for exact scoring always, and as extra descriptions plus the
     null nugget when ``learn_from_judgements``); ``n`` the longest n-gram (1-3); ``stem``;
-    ``stopwords`` (remove them); ``weighting`` idf or count; ``idf`` an :class:`IdfTable` from
-    a corpus (without one, idf comes from the pool of responses being scored);
-    ``informativeness`` see :mod:`qascore.nuggets.ngram_index`; ``threshold`` the global
-    acceptance threshold.
+    ``stopwords`` (remove them); ``weighting`` idf or count; ``idf`` where idf comes from:
+    ``"background"`` (default) the shipped wordfreq table, fixed, so a run's score does not depend
+    on the runs scored with it; ``"runs"`` the responses scored in the same call (each one a
+    document: a run's score then changes with its company); or an :class:`IdfTable` of a corpus;
+    ``informativeness`` see :mod:`qascore.nuggets.ngram_index`; ``null_in_group`` whether the null
+    nugget counts as one of the question's nuggets G in informativeness (True: |G| = key nuggets + 1
+    and the null nugget's n-grams count as "other nuggets"; False: the paper's G, the key's nuggets
+    only); ``threshold`` the global acceptance threshold.
     """
 
     def __init__(self, key: AnswerKey, *, judgements: Judgements | None = None, learn_from_judgements: bool = True,
                  n: int = 2, stem: bool = False, stopwords: bool = False, weighting: str = "idf",
-                 idf: IdfTable | None = None, informativeness: str = "others", threshold: float = 0.2,
-                 exclude_runs: Iterable[str] = ()):
+                 idf: str | IdfTable = "background", informativeness: str = "others", null_in_group: bool = True,
+                 threshold: float = 0.2, exclude_runs: Iterable[str] = ()):
         if weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
         if not 0.0 <= threshold <= 1.0:
@@ -114,7 +118,8 @@ class Nuggeteer:
         self.key = key
         self.analyzer = Analyzer(stem=stem, stopwords=stopwords)
         self.weighting = weighting
-        self.idf = idf
+        # count weights read no idf: the shipped table is not loaded for them
+        self.idf = resolve_idf(idf, self.analyzer, load=weighting == "idf")
         self.threshold = threshold
         exclude = set(exclude_runs)
         self.exact: dict[str, dict[str, set]] = {}
@@ -154,13 +159,15 @@ class Nuggeteer:
             if self.learned:
                 ids.append(NULL_NUGGET)
                 descs.append(self.analyzer.terms_batch(null.get(q.qid, ())))
-            questions.append(QuestionNuggets(q.qid, ids, descs))
-        self.index = NgramIndex(questions, n_max=n, informativeness=informativeness)
+            questions.append(QuestionNuggets(q.qid, ids, descs, background=self.learned))
+        self.index = NgramIndex(questions, n_max=n, informativeness=informativeness,
+                                background_in_group=null_in_group)
         self.n = n
         self.informativeness = informativeness
+        self.null_in_group = bool(null_in_group)
 
     def signature(self, threshold: float) -> str:
-        idf_source = "none" if self.weighting == "count" else (self.idf.source if self.idf else "response-pool")
+        idf_source = "none" if self.weighting == "count" else (self.idf.source if self.idf else "runs")
         return make_signature(
             "nuggeteer",
             n=self.n,
@@ -169,6 +176,7 @@ class Nuggeteer:
             weighting=self.weighting,
             idf=idf_source,
             informativeness=self.informativeness,
+            null_in_group=self.null_in_group,
             judgements="learned" if self.learned else ("exact-only" if self.exact else "none"),
             threshold=threshold,
         )
