@@ -215,7 +215,8 @@ def _read_wikiqa_tsv(path) -> list[As2Question]:
 
 
 def load_as2_as_ava(path, *, seed: int = 13, max_candidates: int | None = None) -> Triples:
-    """AVA triples from an answer-sentence-selection file (the paper's AS2 -> AVA construction).
+    """AVA triples from an answer-sentence-selection file (not the paper's construction, which keeps
+    questions with two or more correct answers and pairs them; see docs/fidelity.md).
 
     Any layout :func:`read_as2` reads. Per question with at least one correct sentence, one
     correct sentence (drawn with ``seed``) becomes the reference and every other sentence a
