@@ -17,8 +17,9 @@ import numpy as np
 
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import make_signature
+from ..validate import check_choice
 from .model import Articles, QuestionBank
-from .scoring import GOLD_SYSTEM, ExamResult, evaluate
+from .scoring import GOLD_SYSTEM, UNKNOWN_QUERIES, ExamResult, evaluate
 from .solvers.base import Solver
 
 _QUESTIONS, _GOLD = "questions", "gold"
@@ -44,7 +45,7 @@ class Exam(Metric):
 
             solver = LexicalSolver()
         self.solver = solver
-        self.unknown_queries = unknown_queries
+        self.unknown_queries = check_choice(unknown_queries, UNKNOWN_QUERIES, "unknown_queries")
 
     def settings(self) -> dict[str, Any]:
         return dict(self.solver.settings())

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..signature import make_signature
 from ..stats import micro_average
+from ..validate import check_choice, check_int, check_real
 from .analysis import Analyzer, IdfTable
 from .formats import AnswerKey, Judgements, Response, Run
 from .ngram_index import NgramIndex, QuestionNuggets, score_encoded, sequence_hashes
@@ -107,10 +108,9 @@ class Nuggeteer:
                  n: int = 2, stem: bool = False, stopwords: bool = False, weighting: str = "idf",
                  idf: IdfTable | None = None, informativeness: str = "others", threshold: float = 0.2,
                  exclude_runs: Iterable[str] = ()):
-        if weighting not in WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must lie in [0, 1], got {threshold}")
+        check_choice(weighting, WEIGHTINGS, "weighting")
+        check_real(threshold, "threshold", low=0.0, high=1.0)
+        check_int(n, "n", low=1, high=3)
         self.key = key
         self.analyzer = Analyzer(stem=stem, stopwords=stopwords)
         self.weighting = weighting
