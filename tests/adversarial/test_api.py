@@ -20,7 +20,7 @@ from qascore.ava import Ava, default_linear_model, pointwise, ranking_metrics, s
 from qascore.compat import sacrebleu as compat_sb
 from qascore.compat.rouge_score import rouge_scorer as compat_rs
 from qascore.exam import Exam, LexicalSolver
-from qascore.lexical import BLEU, DuReaderMrc, Rouge, corpus_bleu, rouge, sentence_bleu
+from qascore.lexical import BLEU, DuReaderMrc, Rouge, corpus_bleu, rouge, score_dureader, sentence_bleu
 from qascore.lexical.chrf import CHRF
 from qascore.lexical.ter import TER
 from qascore.nuggets import NuggetF, Nuggeteer, Pourpre, read_answer_key
@@ -186,6 +186,10 @@ CASES = [
     ("DuReaderMrc:unknown variant", lambda: DuReaderMrc(variant="x"), raises(ValueError, r"unknown variant 'x'")),
     ("DuReaderMrc:unknown tokenize", lambda: DuReaderMrc(tokenize="x"), raises(ValueError, r"unknown tokenize 'x'")),
     ("DuReaderMrc:nothing to score", lambda: DuReaderMrc().score({}, {}), raises(ValueError, r"nothing to score")),
+    ("score_dureader:plain dicts instead of records", lambda: score_dureader({1: {"answers": ["a"]}}, {}),
+     raises(TypeError, r"predictions\[1\] must be a DuReaderPrediction \(read_dureader_predictions\), got dict")),
+    ("score_dureader:a list of predictions", lambda: score_dureader([1], {}),
+     raises(TypeError, r"predictions must be a dict question id -> DuReaderPrediction, got list")),
     # -- nuggets ---------------------------------------------------------------------------
     ("NuggetF:beta NaN", lambda: NuggetF(KEY, beta=NAN), raises(ValueError, r"beta must be a finite number > 0, got nan")),
     ("NuggetF:beta inf", lambda: NuggetF(KEY, beta=INF), raises(ValueError, r"beta must be a finite number > 0, got inf")),

@@ -39,6 +39,8 @@ def rouge_json(check):
 CASES = [
     # -- rouge -----------------------------------------------------------------------------
     ("rouge:empty files", lambda w: ["rouge", "-p", w("p.txt", b""), "-r", w("r.txt", b"")], fails("no prediction to score")),
+    ("rouge:files holding only a BOM", lambda w: ["rouge", "-p", w("p.txt", b"\xef\xbb\xbf"), "-r", w("r.txt", b"\xef\xbb\xbf")],
+     fails("no prediction to score")),
     ("rouge:mismatched line counts", lambda w: ["rouge", "-p", w("p.txt", b"a\nb\n"), "-r", w("r.txt", b"a\n")],
      fails("p.txt has 2 examples but")),
     ("rouge:invalid UTF-8", lambda w: ["rouge", "-p", w("p.txt", b"ok\n\xff\xfe bad\n"), "-r", w("r.txt", GOOD)],

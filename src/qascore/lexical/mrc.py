@@ -25,6 +25,7 @@ from ..signature import make_signature
 from ..text import CharTokenizer, Vocabulary, WhitespaceTokenizer
 from ..validate import MAX_ORDER, check_int, check_real, check_weight
 from .bleu import closest_reference_lengths
+from .formats_mrc import DuReaderPrediction, DuReaderReference
 
 VARIANTS = ("mrc2018", "lic2019")
 # LIC2019 maps these after removing whitespace; its code replaces the left double quote twice and
@@ -117,8 +118,21 @@ class _Question:
     entities: list | None  # distinct normalised entities when the entity bonus applies
 
 
+def _check_records(records, kind: type, name: str) -> None:
+    """``records``: a dict question id -> ``kind`` (what the readers return); anything else names
+    the argument and the question."""
+    if not isinstance(records, dict):
+        raise TypeError(f"{name} must be a dict question id -> {kind.__name__}, got {type(records).__name__}")
+    for qid, record in records.items():
+        if not isinstance(record, kind):
+            raise TypeError(f"{name}[{qid!r}] must be a {kind.__name__} (read_dureader_{name}), "
+                            f"got {type(record).__name__}")
+
+
 def _scored_questions(predictions: dict, references: dict, variant: str, tokenize: str):
     """The script's selection: every reference question with answers, in reference order."""
+    _check_records(predictions, DuReaderPrediction, "predictions")
+    _check_records(references, DuReaderReference, "references")
     questions, missing = [], 0
     for qid, ref in references.items():
         if not ref.answers:
