@@ -86,6 +86,7 @@ CASES = [
     ("rouge:unknown tokenizer", lambda: rouge(["a"], ["a"], tokenizer="nope"), raises(ValueError, r"unknown tokenizer 'nope'")),
     ("rouge:n_jobs 0", lambda: rouge(["a"], ["a"], n_jobs=0), raises(ValueError, r"n_jobs must be a positive int")),
     ("rouge:n_jobs a string", lambda: rouge(["a"], ["a"], n_jobs="2"), raises(ValueError, r"n_jobs must be a positive int")),
+    ("rouge:n_jobs huge", lambda: rouge(["a"], ["a"], n_jobs=HUGE), raises(ValueError, r"n_jobs must be <= 1024")),
     ("rouge:NUL inside the text", lambda: _rouge_f(["rouge1", "rouge2", "rougeL"], "a\x00b c", "a\x00b c d"),
      same_as_peer_rouge("a\x00b c", "a\x00b c d")),
     ("rouge:lone surrogate", lambda: _rouge_f(["rouge1", "rouge2", "rougeL"], SURROGATE, "a b"),

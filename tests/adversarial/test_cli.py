@@ -107,6 +107,8 @@ CASES = [
      fails("gamma must be a finite number > 0, got inf")),
     ("rouge:n-jobs 0", lambda w: ["rouge", "-p", w("p.txt", GOOD), "-r", w("r.txt", GOOD), "--n-jobs", "0"],
      fails("n_jobs must be a positive int")),
+    ("rouge:n-jobs beyond 64 bits", lambda w: ["rouge", "-p", w("p.txt", GOOD), "-r", w("r.txt", GOOD),
+                                               "--n-jobs", str(2**70)], fails("n_jobs must be <= 1024")),
     ("rouge:unknown tokenizer", lambda w: ["rouge", "-p", w("p.txt", GOOD), "-r", w("r.txt", GOOD), "--tokenizer", "zzz"],
      fails("unknown tokenizer 'zzz'")),
     ("rouge:output into a missing folder", lambda w: ["rouge", "-p", w("p.txt", GOOD), "-r", w("r.txt", GOOD),
