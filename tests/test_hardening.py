@@ -33,9 +33,9 @@ def test_none_inside_correlation_input_is_an_error_naming_the_index(fn):
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
 def test_bleu_floor_smoothing_with_non_finite_value_is_rejected(value):
-    with pytest.raises(ValueError, match="smooth_value must be finite"):
+    with pytest.raises(ValueError, match="smooth_value must be a finite number"):
         BLEU(smooth_method="floor", smooth_value=value)
-    with pytest.raises(ValueError, match="smooth_value must be finite"):
+    with pytest.raises(ValueError, match="smooth_value must be a finite number"):
         corpus_bleu(["a b c d"], [["a b c d"]], smooth_method="floor", smooth_value=value)
     with pytest.raises(TypeError, match="smooth_value must be a real number"):
         BLEU(smooth_method="add-k", smooth_value="1")

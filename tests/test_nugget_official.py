@@ -94,5 +94,5 @@ def test_helpers():
     assert non_whitespace_length(["a b\tc\n", "\u3000d"]) == 4
     assert length_precision(0, 0) == 1.0 and length_precision(200, 100) == 0.5
     assert f_beta(0.0, 1.0, 3) == 0.0 and f_beta(1.0, 1.0, 3) == 1.0
-    with pytest.raises(ValueError, match="beta must be > 0"):
+    with pytest.raises(ValueError, match="beta must be a finite number > 0"):
         score_question(Question("q"), [], 0, beta=0)

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from qascore import __version__
-from qascore.errors import InputFormatError, check_text_batch
+from qascore.errors import InputFormatError
+from qascore.validate import check_text_batch
 from qascore.io import iter_jsonl, iter_lines, require_field
 from qascore.signature import make_signature
 from qascore.text import CharTokenizer, Vocabulary, WhitespaceTokenizer, get_tokenizer

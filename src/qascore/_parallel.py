@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import os
 
+MAX_N_JOBS = 1024
+
 
 def resolve_n_jobs(n_jobs: int | None) -> int:
-    """None or -1 -> all usable cores; a positive int is taken as is; 0 or < -1 is an error."""
+    """None or -1 -> all usable cores; a positive int up to MAX_N_JOBS is taken as is; 0, < -1 or
+    more than MAX_N_JOBS is an error."""
     if n_jobs is None or n_jobs == -1:
         try:
             return max(1, len(os.sched_getaffinity(0)))
@@ -13,6 +16,8 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
             return max(1, os.cpu_count() or 1)
     if not isinstance(n_jobs, int) or n_jobs < 1:
         raise ValueError(f"n_jobs must be a positive int or -1 (all cores), got {n_jobs!r}")
+    if n_jobs > MAX_N_JOBS:  # a typo, not a machine: thousands of OpenMP threads exhaust the process
+        raise ValueError(f"n_jobs must be <= {MAX_N_JOBS}, got {n_jobs}")
     return n_jobs
 
 

@@ -1,7 +1,6 @@
-"""Exceptions shared by every method: bad input is named by what and where."""
+"""Exceptions shared by every method: bad input is named by what and where (the checks that raise
+them live in :mod:`qascore.validate`)."""
 from __future__ import annotations
-
-from ._kernels.text_encode import first_non_str  # compiled: no Python loop over the batch
 
 
 class QascoreError(Exception):
@@ -17,47 +16,6 @@ class InputFormatError(QascoreError, ValueError):
         self.reason = message
         where = self.path if line is None else f"{self.path}:{line}"
         super().__init__(f"{where}: {message}")
-
-
-def check_texts(texts, what: str = "texts") -> None:
-    """Raise a TypeError naming the first element that is not a str (None included)."""
-    if isinstance(texts, (list, tuple)):
-        index = first_non_str(texts)
-        if index >= 0:
-            raise TypeError(f"{what}[{index}] must be str, got {type(texts[index]).__name__}")
-        return
-    if set(map(type, texts)) <= {str}:  # the common case, without a Python loop
-        return
-    for index, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"{what}[{index}] must be str, got {type(text).__name__}")
-
-
-def check_encodable(texts, what: str = "texts") -> None:
-    """Raise a ValueError naming the first string holding a lone surrogate (not valid Unicode, so
-    no UTF-8 tokenizer can read it), with the code point and its position."""
-    for index, text in enumerate(texts):
-        if text.isascii():
-            continue
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ValueError(f"{what}[{index}] is not valid Unicode: lone surrogate U+{ord(text[exc.start]):04X} "
-                             f"at position {exc.start}") from None
-
-
-def check_text_batch(texts, name: str) -> list:
-    """Validate a batch of strings once at the API boundary and return it as a list."""
-    if isinstance(texts, str):
-        raise TypeError(f"{name} must be a sequence of strings, not a single string")
-    out = list(texts)
-    check_texts(out, name)
-    return out
-
-
-def check_same_length(a, b, name_a: str, name_b: str) -> None:
-    if len(a) != len(b):
-        raise ValueError(f"{name_a} has {len(a)} items but {name_b} has {len(b)}")
 
 
 class MissingExtraError(QascoreError, ImportError):

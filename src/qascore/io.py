@@ -59,8 +59,15 @@ def open_text(path) -> IO[str]:
 
 def _raw_lines(stream) -> Iterator[bytes]:
     """Lines of a binary stream without their endings; a line ends at LF, CRLF or a lone CR (the
-    universal newlines of Python's text files, so old Mac files are not read as one line)."""
+    universal newlines of Python's text files, so old Mac files are not read as one line). A
+    leading UTF-8 byte-order mark is dropped before (a file holding only a BOM has no line)."""
+    first = True
     for data in stream:
+        if first:
+            first = False
+            data = data.removeprefix(b"\xef\xbb\xbf")
+            if not data:
+                continue
         ended = data.endswith(b"\n")
         body = data[:-1] if ended else data
         if ended and body.endswith(b"\r"):
@@ -83,8 +90,6 @@ def iter_lines(path) -> Iterator[tuple[int, str]]:
     name = display_name(path)
     with _open_binary(path) as stream:
         for lineno, data in enumerate(_raw_lines(stream), 1):
-            if lineno == 1 and data.startswith(b"\xef\xbb\xbf"):
-                data = data[3:]
             try:
                 yield lineno, data.decode("utf-8")
             except UnicodeDecodeError as exc:

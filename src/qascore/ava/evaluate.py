@@ -17,6 +17,7 @@ import numpy as np
 from ..signature import make_signature
 from ..judges.matching import ContainmentJudge, ExactMatchJudge, TokenF1Judge
 from ..stats import kendalltau
+from ..validate import as_real_array, check_real
 
 THRESHOLD_GRID = np.round(np.arange(0.01, 1.0, 0.01), 2)
 
@@ -35,8 +36,8 @@ class PointwiseResult:
 
 def pointwise(labels, predictions) -> PointwiseResult:
     """P/R/F1 of the positive ('correct') class and accuracy; an empty class gives 0, not NaN."""
-    y = np.asarray(labels, dtype=np.int64)
-    p = np.asarray(predictions, dtype=np.int64)
+    y = _binary(labels, "labels")
+    p = _binary(predictions, "predictions")
     if y.shape != p.shape:
         raise ValueError(f"labels and predictions differ in shape: {y.shape} vs {p.shape}")
     if len(y) == 0:
@@ -46,6 +47,25 @@ def pointwise(labels, predictions) -> PointwiseResult:
     recall = tp / int(y.sum()) if y.sum() else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return PointwiseResult(precision, recall, f1, float(np.mean(p == y)), len(y))
+
+
+def _binary(values, name: str) -> np.ndarray:
+    """0/1 labels (bools too) as int64; anything else names the index."""
+    return as_real_array(values, name, low=0, high=1, integer=True).astype(np.int64)
+
+
+def _checked_sample(probabilities, labels, groups, group_name: str, *, probability: bool = True):
+    """Probabilities (or any scores) without NaN, 0/1 labels and one group id per item, of one length."""
+    values = as_real_array(probabilities, "probabilities" if probability else "scores",
+                           low=0.0 if probability else None, high=1.0 if probability else None)
+    labels = _binary(labels, "labels")
+    if isinstance(groups, (str, bytes)):
+        raise TypeError(f"{group_name} must be a sequence of ids, not a single {type(groups).__name__}")
+    groups = list(groups)
+    if not len(values) == len(labels) == len(groups):
+        raise ValueError(f"{'probabilities' if probability else 'scores'}, labels and {group_name} differ in "
+                         f"length ({len(values)}, {len(labels)}, {len(groups)})")
+    return values, labels, groups
 
 
 def system_accuracies(values, systems) -> dict:
@@ -60,7 +80,8 @@ def ranking_metrics(scores, labels, groups) -> dict:
     """P@1, MAP and MRR of candidate lists ranked by ``scores`` (descending, stable), one list per
     group id; lists whose ``labels`` are all 0 or all 1 are skipped. ``labels`` are the relevance
     used to score the ranking (gold labels, or AVA's predicted labels)."""
-    scores, labels, groups = np.asarray(scores, float), np.asarray(labels, int), np.asarray(groups)
+    scores, labels, group_list = _checked_sample(scores, labels, groups, "groups", probability=False)
+    groups = np.asarray(group_list)
     p1, ap, rr = [], [], []
     for g in dict.fromkeys(groups.tolist()):
         idx = np.flatnonzero(groups == g)
@@ -104,6 +125,7 @@ def agreement(estimated: dict, gold: dict) -> Agreement:
 def tune_threshold(probabilities, labels, systems) -> float:
     """The threshold (grid 0.01..0.99) minimising RMSE between estimated and gold system
     accuracies; ties go to the threshold closest to 0.5."""
+    probabilities, labels, systems = _checked_sample(probabilities, labels, systems, "systems")
     gold = system_accuracies(labels, systems)
     best, best_key = 0.5, None
     for th in THRESHOLD_GRID:
@@ -130,8 +152,10 @@ class SystemwiseReport:
 def systemwise_accuracy(
     probabilities, labels, systems, threshold: float, *, model_signature: str = ""
 ) -> SystemwiseReport:
+    probabilities, labels, systems = _checked_sample(probabilities, labels, systems, "systems")
+    check_real(threshold, "threshold", low=0.0, high=1.0)
     gold = system_accuracies(labels, systems)
-    estimated = system_accuracies(np.asarray(probabilities) >= threshold, systems)
+    estimated = system_accuracies(probabilities >= threshold, systems)
     sig = make_signature(
         "ava-systemwise", measure="accuracy", threshold=f"{threshold:.2f}", model=model_signature or "-"
     )

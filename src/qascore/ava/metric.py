@@ -10,23 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import check_text_batch
+from ..validate import check_real
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics, mean_values
 from ..judges.load import load_judge
 from ..judges.linear import LinearAva
-
-
-def _check_references(references) -> list:
-    if isinstance(references, str):
-        raise TypeError("references must be a sequence (a string or a list of strings per example), "
-                        "not a single string")
-    references = list(references)
-    for i, ref in enumerate(references):
-        if isinstance(ref, str):
-            continue
-        if not isinstance(ref, (list, tuple)) or not all(isinstance(r, str) for r in ref):
-            raise TypeError(f"references[{i}] must be a str or a list of str, got {type(ref).__name__}")
-    return references
+from ..judges.rows import check_triples
 
 
 class Ava(Metric):
@@ -61,7 +49,8 @@ class Ava(Metric):
         if hasattr(model, "with_refs"):
             model = model.with_refs(refs, threshold)
         self.model = model
-        self.threshold = float(self.model.threshold if threshold is None else threshold)
+        self.threshold = float(self.model.threshold if threshold is None
+                               else check_real(threshold, "threshold", low=0.0, high=1.0))
         self.n_jobs = n_jobs
 
     def settings(self) -> dict[str, Any]:
@@ -71,9 +60,7 @@ class Ava(Metric):
 
     def probabilities(self, questions, references, candidates) -> np.ndarray:
         """p(correct) per triple: the model's ``predict_proba`` after the batch is validated."""
-        questions = check_text_batch(questions, "questions")
-        candidates = check_text_batch(candidates, "candidates")
-        references = _check_references(references)
+        questions, references, candidates = check_triples(questions, references, candidates)
         if isinstance(self.model, LinearAva):
             return self.model.predict_proba(questions, references, candidates, n_jobs=self.n_jobs)
         return self.model.predict_proba(questions, references, candidates)

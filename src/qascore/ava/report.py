@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .data import Triples
+from ..validate import check_real
 from .evaluate import pointwise, systemwise_accuracy
 
 
@@ -18,6 +19,8 @@ def evaluate_triples(model, triples: Triples, threshold: float | None = None, *,
     """
     if triples.labels is None:
         raise ValueError("evaluation needs labelled triples")
+    if threshold is not None:
+        check_real(threshold, "threshold", low=0.0, high=1.0)
     probs = model.predict_proba(triples.questions, triples.references, triples.candidates) \
         if probabilities is None else np.asarray(probabilities)
     th = model.threshold if threshold is None else threshold

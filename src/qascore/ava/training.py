@@ -19,7 +19,7 @@ from ..runtime.batching import length_buckets, pad_rows
 from ..runtime.tokenize import TextTokenizer
 from .data import Triples
 from ..judges.inputs import PAIR_MAX_LENGTH, build_pairs, slots_of
-from ..judges.rows import expand_rows, mean_by_owner, sigmoid
+from ..judges.rows import check_triples, expand_rows, mean_by_owner, sigmoid
 
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 
@@ -42,7 +42,7 @@ class TrainConfig:
 
 def expand_references(triples: Triples) -> tuple[list, list, list, np.ndarray]:
     """One row per (triple, reference); returns q, r, t and the triple index of each row."""
-    return expand_rows(triples.questions, triples.references, triples.candidates)
+    return expand_rows(*check_triples(triples.questions, triples.references, triples.candidates))
 
 
 def encode_slots(tokenizer: TextTokenizer, arch: str, q, r, t, truncation: str) -> list:

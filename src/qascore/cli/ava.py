@@ -24,7 +24,8 @@ from ..ava.metric import Ava
 from ..ava.report import evaluate_triples, format_report
 from ..judges.rows import REFERENCE_RULES
 from ..judges.onnx import ONNX_MODULES
-from ..io import STDIN, dumps, iter_texts, open_output, read_json, write_jsonl
+from ..io import STDIN, display_name, dumps, iter_texts, open_output, read_json, write_jsonl
+from ..validate import check_real
 from . import options
 
 _CHUNK = 2048  # triples per progress step
@@ -74,6 +75,8 @@ def run_score(args) -> int:
         questions, references, candidates = read_aligned(args)
         records = [{"question": q, "reference": r, "candidate": c}
                    for q, r, c in zip(questions, references, candidates)]
+    if not records:
+        raise ValueError(f"{display_name(args.input or args.questions)}: no triple to score (the input is empty)")
     progress = options.show_progress(args, len(records))
     _say(progress, f"read {len(records)} triples; loading the model")
     metric = Ava(args.model, refs=args.refs, device=args.device, n_jobs=args.n_jobs)
@@ -116,6 +119,8 @@ def _load_labelled(path: str, split: str, aliases: bool = False):
 
 def run_eval(args) -> int:
     _check_model_extra(args.model)
+    if args.threshold is not None:
+        check_real(args.threshold, "--threshold", low=0.0, high=1.0)
     triples = _load_labelled(args.input, args.split, args.aliases)
     progress = options.show_progress(args, len(triples))
     _say(progress, f"read {len(triples)} labelled triples; loading the model")

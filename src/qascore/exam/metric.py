@@ -18,8 +18,9 @@ import numpy as np
 from ..judges.base import Judge
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import make_signature
+from ..validate import check_choice
 from .model import Articles, QuestionBank
-from .scoring import DEFAULT_GRADER, GOLD_SYSTEM, ExamResult, evaluate
+from .scoring import DEFAULT_GRADER, GOLD_SYSTEM, UNKNOWN_QUERIES, ExamResult, evaluate
 from .solvers.base import Solver
 
 _QUESTIONS, _GOLD = "questions", "gold"
@@ -47,7 +48,7 @@ class Exam(Metric):
             solver = LexicalSolver()
         self.solver = solver
         self.judge = DEFAULT_GRADER if judge is None else judge
-        self.unknown_queries = unknown_queries
+        self.unknown_queries = check_choice(unknown_queries, UNKNOWN_QUERIES, "unknown_queries")
 
     def settings(self) -> dict[str, Any]:
         return {**self.solver.settings(), "judge": self.judge.name}

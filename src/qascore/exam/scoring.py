@@ -20,8 +20,11 @@ import numpy as np
 from ..signature import make_signature
 from ..judges.base import Judge
 from ..judges.matching import WorkbenchJudge
+from ..validate import check_choice
 from .model import Articles, ExamQuestion, QuestionBank
 from .solvers.base import Solver, SolverAnswer
+
+UNKNOWN_QUERIES = ("error", "ignore")
 
 GOLD_SYSTEM = "<gold>"
 
@@ -102,8 +105,10 @@ def grade(bank: QuestionBank, articles: Articles, solver: Solver, *, judge: Judg
     ``unknown_queries``: an article for a query the bank does not know is an error (``"error"``) or is
     left out (``"ignore"``). Queries of the bank a system has no article for count as skipped.
     """
-    if unknown_queries not in ("error", "ignore"):
-        raise ValueError(f"unknown_queries must be 'error' or 'ignore', got {unknown_queries!r}")
+    check_choice(unknown_queries, UNKNOWN_QUERIES, "unknown_queries")
+    for value, kind, name in ((bank, QuestionBank, "bank"), (articles, Articles, "articles")):
+        if not isinstance(value, kind):
+            raise TypeError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")
     if len(bank) == 0:
         raise ValueError("the question bank has no questions")
     unknown = sorted(articles.query_ids() - set(bank.query_ids))

@@ -18,7 +18,7 @@ from ..models import bundled_path
 from ..runtime.session import check_model_file
 from .base import Judge
 from .features import FEATURE_NAMES, _kernel, compute_features, pack_short_answers
-from .rows import REFERENCE_RULES, check_lengths, check_rule, combine_by_owner, expand_rows
+from .rows import REFERENCE_RULES, check_rule, check_triples, combine_by_owner, expand_rows
 
 # _kernel and pack_short_answers stay importable from here for the benchmarks.
 __all__ = ["FEATURE_NAMES", "LinearAva", "_kernel", "compute_features", "default_linear_model",
@@ -74,7 +74,8 @@ class LinearAva(Judge):
         ``short_answers[i]`` (a list of strings) replaces triple i's references in x1. Lists of
         different lengths are a ValueError naming the lengths.
         """
-        n = check_lengths(questions, references, candidates)
+        questions, references, candidates = check_triples(questions, references, candidates)
+        n = len(questions)
         if short_answers is not None and len(short_answers) != n:
             raise ValueError(f"short_answers has {len(short_answers)} items, expected {n}")
         if n == 0:

@@ -22,7 +22,7 @@ from ..text import WordTermTokenizer, porter_stem
 from ..text.answers import contains_answer, normalise_answer
 from ..text.stopwords import STOPWORDS
 from .base import Judge
-from .rows import check_lengths, check_rule, combine_by_owner, expand_rows
+from .rows import check_rule, check_triples, combine_by_owner, expand_rows
 
 FUZZY_THRESHOLD = 80.0
 FUZZY_MIN_CHARS = 4
@@ -55,8 +55,9 @@ class SquadMatchJudge(Judge):
 
 
     def predict_proba(self, questions, references, candidates) -> np.ndarray:
-        n = check_lengths(questions, references, candidates)
+        questions, references, candidates = check_triples(questions, references, candidates)
         _, r, t, owner = expand_rows(questions, references, candidates, distinct=self.refs == "max")
+        n = len(candidates)
         normalised: dict = {}
 
         def norm(text: str) -> str:
@@ -123,8 +124,8 @@ class WorkbenchJudge(Judge):
 
 
     def predict_proba(self, questions, references, candidates) -> np.ndarray:
-        n = check_lengths(questions, references, candidates)
-        expand_rows(questions, references, candidates)  # the same type checks as every judge
+        questions, references, candidates = check_triples(questions, references, candidates)
+        n = len(candidates)
         refs = [[r] if isinstance(r, str) else r for r in references]
         return np.fromiter((verify_free_text(c, g, mode=self.mode) for c, g in zip(candidates, refs)),
                            dtype=np.float64, count=n)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import check_encodable, require_extra
+from ..errors import require_extra
+from ..validate import check_encodable
 from ..io import read_json
 from ..models import bundled_path
 from ..runtime.batching import pad_rows, run_bucketed
@@ -19,7 +20,7 @@ from ..runtime.tokenize import TextTokenizer
 from .base import Judge
 from .features import compute_features
 from .inputs import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
-from .rows import REFERENCE_RULES, check_lengths, check_rule, combine_by_owner, expand_rows, lead_rows, \
+from .rows import REFERENCE_RULES, check_rule, check_triples, combine_by_owner, expand_rows, lead_rows, \
     mean_by_owner, sigmoid, unique_rows
 from .stacking import Stacker
 
@@ -127,7 +128,8 @@ class OnnxAvaModel(Judge):
         full max gives; the probability is that reference's, a lower bound of the max). With a
         stacker, each row's logit is combined with its linear features first. Lists of different
         lengths are a ValueError naming the lengths."""
-        n = check_lengths(questions, references, candidates)
+        questions, references, candidates = check_triples(questions, references, candidates)
+        n = len(questions)
         if n == 0:
             return np.zeros(0)
         q, r, t, owner = expand_rows(questions, references, candidates, distinct=self.refs == "max")

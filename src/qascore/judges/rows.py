@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..text.answers import contains_answer, normalise_answer
+from ..validate import check_choice, check_text_batch
 
 
 def check_lengths(questions, references, candidates) -> int:
@@ -22,24 +23,43 @@ def check_lengths(questions, references, candidates) -> int:
     return n
 
 
-def expand_rows(questions, references, candidates, *, distinct: bool = False) -> tuple[list, list, list, np.ndarray]:
-    """One row per (triple, reference): q, r, t lists and the owning triple index of each row.
+def check_triples(questions, references, candidates) -> tuple[list, list, list]:
+    """Validate a batch of triples once at the boundary and return it as three lists.
 
-    ``references[i]`` is a string or a non-empty list of strings; an empty list is a ValueError,
-    anything else (None included) a TypeError naming the row. ``distinct``: a reference equal to
-    an earlier one of the same triple after answer normalisation (:func:`normalise_answer`) gets
-    no row (for the ``max`` rule, where a repeat cannot change the result).
+    ``questions`` and ``candidates``: sequences of str; ``references[i]``: a str or a non-empty
+    list of str. A single string where a batch is expected, a non-str item (None included) or an
+    empty reference list is an error naming the argument and the row; so is a length mismatch.
     """
-    check_lengths(questions, references, candidates)
-    q, r, t, owner = [], [], [], []
+    questions = check_text_batch(questions, "questions")
+    candidates = check_text_batch(candidates, "candidates")
+    if isinstance(references, (str, bytes)):
+        raise TypeError("references must be a sequence (a string or a list of strings per example), "
+                        "not a single string")
+    references = list(references)
     for i, refs in enumerate(references):
-        refs = [refs] if isinstance(refs, str) else refs
+        if isinstance(refs, str):
+            continue
         if not isinstance(refs, (list, tuple)) or not all(isinstance(ref, str) for ref in refs):
             raise TypeError(f"references[{i}] must be a str or a list of str, got {type(refs).__name__}"
                             + (f" holding {', '.join(sorted({type(x).__name__ for x in refs}))}"
                                if isinstance(refs, (list, tuple)) else ""))
         if len(refs) == 0:
             raise ValueError(f"references[{i}] is empty: every triple needs at least one reference")
+    check_lengths(questions, references, candidates)
+    return questions, references, candidates
+
+
+def expand_rows(questions, references, candidates, *, distinct: bool = False) -> tuple[list, list, list, np.ndarray]:
+    """One row per (triple, reference): q, r, t lists and the owning triple index of each row.
+
+    The caller has validated the batch with :func:`check_triples` (``references[i]`` a string or
+    a non-empty list of strings). ``distinct``: a reference equal to an earlier one of the same triple after
+    answer normalisation (:func:`normalise_answer`) gets no row (for the ``max`` rule, where a
+    repeat cannot change the result).
+    """
+    q, r, t, owner = [], [], [], []
+    for i, refs in enumerate(references):
+        refs = [refs] if isinstance(refs, str) else refs
         if distinct and len(refs) > 1:
             kept: dict = {}
             for ref in refs:
@@ -58,9 +78,7 @@ REFERENCE_RULES = ("max", "mean")
 
 def check_rule(refs: str) -> str:
     """``refs`` itself, or a ValueError naming the rules."""
-    if refs not in REFERENCE_RULES:
-        raise ValueError(f"refs must be one of {REFERENCE_RULES}, got {refs!r}")
-    return refs
+    return check_choice(refs, REFERENCE_RULES, "refs")
 
 
 def combine_by_owner(values: np.ndarray, owner: np.ndarray, n: int, refs: str) -> np.ndarray:

@@ -9,7 +9,6 @@ References are given per hypothesis (``references[i]`` is the list of references
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,6 +19,7 @@ from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
 from ..text.packing import Vocabulary
 from ..text.sacrebleu_tokenizers import get_sacrebleu_tokenizer, preprocess_segment
+from ..validate import MAX_ORDER, check_flag, check_int, check_real
 from .segments import Segments, segment_lines
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
@@ -80,10 +80,7 @@ def check_smoothing(smooth_method: str, smooth_value) -> None:
         raise ValueError(f"unknown smooth_method {smooth_method!r}; known: {', '.join(SMOOTH_DEFAULTS)}")
     if smooth_value is None:
         return
-    if isinstance(smooth_value, bool) or not isinstance(smooth_value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"smooth_value must be a real number, got {type(smooth_value).__name__}")
-    if not math.isfinite(smooth_value):
-        raise ValueError(f"smooth_value must be finite, got {smooth_value!r}")
+    check_real(smooth_value, "smooth_value")
 
 
 def bleu_from_statistics(correct, total, sys_len, ref_len, *, smooth_method: str = "exp",
@@ -153,14 +150,13 @@ class BLEU(Metric):
                  smooth_value=None, max_ngram_order: int = 4, effective_order: bool = False,
                  n_jobs: int | None = None):
         check_smoothing(smooth_method, smooth_value)
-        if not isinstance(max_ngram_order, int) or max_ngram_order < 1:
-            raise ValueError(f"max_ngram_order must be a positive int, got {max_ngram_order!r}")
+        max_ngram_order = check_int(max_ngram_order, "max_ngram_order", low=1, high=MAX_ORDER)
         self.tokenizer = get_sacrebleu_tokenizer(tokenize)
-        self.lowercase = lowercase
+        self.lowercase = check_flag(lowercase, "lowercase")
         self.smooth_method = smooth_method
         self.smooth_value = smooth_value
         self.max_ngram_order = max_ngram_order
-        self.effective_order = effective_order
+        self.effective_order = check_flag(effective_order, "effective_order")
         self.n_jobs = resolve_n_jobs(n_jobs)
 
     # -- statistics -------------------------------------------------------------------------

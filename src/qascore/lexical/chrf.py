@@ -12,7 +12,6 @@ References are given per hypothesis (``references[i]`` is the list of references
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,6 +19,7 @@ import numpy as np
 from .._parallel import resolve_n_jobs, threads_for
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
+from ..validate import MAX_ORDER, check_flag, check_int, check_weight
 from .segments import Segments, segment_lines
 
 
@@ -43,36 +43,12 @@ class CHRFScore:
         return f"{text} [{self.signature}]" if self.signature else text
 
 
-def _check_order(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value}")
-    return int(value)
-
-
-def _check_flag(value, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
-    return bool(value)
-
-
 def _beta_factors(beta) -> tuple[float, float]:
     """``beta ** 2`` and ``1 + beta ** 2`` as the doubles sacrebleu's arithmetic uses (Python's
     int * float rounds the exact integer once)."""
-    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.integer, np.floating)):
-        raise TypeError(f"beta must be a real number, got {type(beta).__name__}")
-    beta = beta.item() if isinstance(beta, np.generic) else beta
-    if not math.isfinite(beta) or beta < 0:
-        raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
+    beta = check_weight(beta, "beta", allow_zero=True)
     factor = beta ** 2
-    try:
-        doubles = float(factor), float(1 + factor)
-    except OverflowError:
-        doubles = (math.inf, math.inf)
-    if not all(map(math.isfinite, doubles)):
-        raise ValueError(f"beta is too large: beta ** 2 must be a finite float, got beta = {beta!r}")
-    return doubles
+    return float(factor), float(1 + factor)
 
 
 class CHRF(Metric):
@@ -91,15 +67,15 @@ class CHRF(Metric):
 
     def __init__(self, char_order: int = 6, word_order: int = 0, beta: float = 2, lowercase: bool = False,
                  whitespace: bool = False, eps_smoothing: bool = False, *, n_jobs: int | None = None):
-        self.char_order = _check_order(char_order, "char_order")
-        self.word_order = _check_order(word_order, "word_order")
+        self.char_order = check_int(char_order, "char_order", low=0, high=MAX_ORDER)
+        self.word_order = check_int(word_order, "word_order", low=0, high=MAX_ORDER)
         if self.char_order + self.word_order < 1:
             raise ValueError("char_order + word_order must be >= 1 (no n-grams to count otherwise)")
         self._factor, self._factor1 = _beta_factors(beta)
         self.beta = beta
-        self.lowercase = _check_flag(lowercase, "lowercase")
-        self.whitespace = _check_flag(whitespace, "whitespace")
-        self.eps_smoothing = _check_flag(eps_smoothing, "eps_smoothing")
+        self.lowercase = check_flag(lowercase, "lowercase")
+        self.whitespace = check_flag(whitespace, "whitespace")
+        self.eps_smoothing = check_flag(eps_smoothing, "eps_smoothing")
         self.n_jobs = resolve_n_jobs(n_jobs)
 
     @property

@@ -23,7 +23,9 @@ from ..errors import InputFormatError
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import make_signature
 from ..text import CharTokenizer, Vocabulary, WhitespaceTokenizer
+from ..validate import MAX_ORDER, check_int, check_real, check_weight
 from .bleu import closest_reference_lengths
+from .formats_mrc import DuReaderPrediction, DuReaderReference
 
 VARIANTS = ("mrc2018", "lic2019")
 # LIC2019 maps these after removing whitespace; its code replaces the left double quote twice and
@@ -116,8 +118,21 @@ class _Question:
     entities: list | None  # distinct normalised entities when the entity bonus applies
 
 
+def _check_records(records, kind: type, name: str) -> None:
+    """``records``: a dict question id -> ``kind`` (what the readers return); anything else names
+    the argument and the question."""
+    if not isinstance(records, dict):
+        raise TypeError(f"{name} must be a dict question id -> {kind.__name__}, got {type(records).__name__}")
+    for qid, record in records.items():
+        if not isinstance(record, kind):
+            raise TypeError(f"{name}[{qid!r}] must be a {kind.__name__} (read_dureader_{name}), "
+                            f"got {type(record).__name__}")
+
+
 def _scored_questions(predictions: dict, references: dict, variant: str, tokenize: str):
     """The script's selection: every reference question with answers, in reference order."""
+    _check_records(predictions, DuReaderPrediction, "predictions")
+    _check_records(references, DuReaderReference, "references")
     questions, missing = [], 0
     for qid, ref in references.items():
         if not ref.answers:
@@ -165,11 +180,13 @@ def _cumulative_bleu(match, candi, c_total, r_total) -> list:
     return [b * bp for b in cumulative]
 
 
-def _check_settings(variant: str, max_order: int, tokenize: str) -> None:
+def _check_settings(variant: str, max_order: int, tokenize: str, alpha, beta, gamma) -> None:
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
-    if not isinstance(max_order, int) or max_order < 1:
-        raise ValueError(f"max_order must be a positive int, got {max_order!r}")
+    check_int(max_order, "max_order", low=1, high=MAX_ORDER)
+    check_real(alpha, "alpha", low=0)  # bonus weights: a NaN or inf would make every score NaN
+    check_real(beta, "beta", low=0)
+    check_weight(gamma, "gamma")
     if tokenize not in TOKENIZATIONS:
         raise ValueError(f"unknown tokenize {tokenize!r}; known: {', '.join(TOKENIZATIONS)}")
 
@@ -192,7 +209,7 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
     from .._kernels.lcs import lcs_lengths
     from .._kernels.ngram import clipped_ngram_matches, ngram_totals
 
-    _check_settings(variant, max_order, tokenize)
+    _check_settings(variant, max_order, tokenize, alpha, beta, gamma)
     n_jobs = resolve_n_jobs(n_jobs)
     questions, missing, unused = _scored_questions(predictions, references, variant, tokenize)
     if not questions:
@@ -319,7 +336,7 @@ class DuReaderMrc(Metric):
 
     def __init__(self, *, alpha: float = 1.0, beta: float = 1.0, gamma: float = 1.2, max_order: int = 4,
                  variant: str = "mrc2018", tokenize: str = "char", n_jobs: int | None = None) -> None:
-        _check_settings(variant, max_order, tokenize)
+        _check_settings(variant, max_order, tokenize, alpha, beta, gamma)
         self.alpha, self.beta, self.gamma, self.max_order = alpha, beta, gamma, max_order
         self.variant, self.tokenize, self.n_jobs = variant, tokenize, n_jobs
 

@@ -26,7 +26,7 @@ from .._kernels.prf import f_measure, ratio_of_counts, rouge_prf
 from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
 from .._kernels.text_encode import first_non_str
 from .._parallel import resolve_n_jobs, threads_for
-from ..errors import check_same_length
+from ..validate import check_choice, check_flag, check_same_length, check_weight
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics, mean_values
 from ..signature import make_signature
 from ..text import PackedTokens, RougeTokenizer, Vocabulary, get_tokenizer
@@ -334,10 +334,10 @@ def rouge(
     ``gamma`` weighs recall in F (1 = rouge-score's F1). Returns numpy arrays per type.
     """
     types = parse_rouge_types(rouge_types)
-    if multi_ref not in MULTI_REF_MODES:
-        raise ValueError(f"multi_ref must be one of {MULTI_REF_MODES}, got {multi_ref!r}")
-    if not gamma > 0:
-        raise ValueError(f"gamma must be positive, got {gamma!r}")
+    check_choice(multi_ref, MULTI_REF_MODES, "multi_ref")
+    gamma = check_weight(gamma, "gamma")
+    use_stemmer = check_flag(use_stemmer, "use_stemmer")
+    split_summaries = check_flag(split_summaries, "split_summaries")
     if isinstance(predictions, str):
         raise TypeError("predictions must be a sequence of strings, not a single str")
     predictions = tuple(predictions)  # our own copy, read by the kernels without another

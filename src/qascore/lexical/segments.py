@@ -10,7 +10,7 @@ from operator import is_not
 
 import numpy as np
 
-from ..errors import check_same_length, check_text_batch
+from ..validate import check_same_length, check_text_batch
 
 
 @dataclass

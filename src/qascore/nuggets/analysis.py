@@ -26,6 +26,7 @@ import numpy as np
 
 from ..text import RougeTokenizer, Vocabulary
 from ..text.stopwords import STEMMED_STOPWORDS, STOPWORDS
+from ..validate import check_flag
 
 
 _TOKENIZERS = {False: RougeTokenizer(use_stemmer=False), True: RougeTokenizer(use_stemmer=True)}
@@ -49,8 +50,8 @@ class Analyzer:
     """
 
     def __init__(self, stem: bool = False, stopwords: bool = False):
-        self.stem = bool(stem)
-        self.stopwords = bool(stopwords)
+        self.stem = check_flag(stem, "stem")
+        self.stopwords = check_flag(stopwords, "stopwords")
         self.vocab = Vocabulary()
         self._tokenizer = _TOKENIZERS[self.stem]
 

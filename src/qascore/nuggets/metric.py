@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics
+from ..validate import check_weight
 from .formats import AnswerKey, Response
 from .official import ALLOWANCE_PER_NUGGET, BETA_AFTER_2003, non_whitespace_length, score_question
 
@@ -32,8 +33,7 @@ class NuggetF(Metric):
     def __init__(self, key: AnswerKey, beta: float = BETA_AFTER_2003) -> None:
         if not key.questions:
             raise ValueError("the answer key holds no question")
-        if not beta > 0:
-            raise ValueError(f"beta must be > 0, got {beta!r}")
+        check_weight(beta, "beta")
         self.key = key
         self.beta = float(beta)
 
@@ -44,6 +44,10 @@ class NuggetF(Metric):
     def score(self, matched: Mapping[str, Iterable[str]],
               responses: Mapping[str, list[Response]] | None = None) -> ExampleScores:
         """F, recall and precision of each key question named in ``matched`` or ``responses``."""
+        for value, name in ((matched, "matched"), (responses, "responses")):
+            if not isinstance(value, Mapping) and not (value is None and name == "responses"):
+                raise TypeError(f"{name} must be a mapping qid -> {'nugget ids' if name == 'matched' else 'responses'}"
+                                f", got {type(value).__name__}")
         responses = responses or {}
         named = set(matched) | set(responses)
         unknown = sorted(named - set(self.key.questions))

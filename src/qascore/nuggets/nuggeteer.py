@@ -18,6 +18,7 @@ import numpy as np
 
 from ..signature import make_signature
 from ..stats import micro_average
+from ..validate import check_choice, check_int, check_real
 from .analysis import Analyzer, IdfTable, resolve_idf
 from .formats import AnswerKey, Judgements, Response, Run
 from .ngram_index import NgramIndex, QuestionNuggets, score_encoded, sequence_hashes
@@ -111,10 +112,9 @@ class Nuggeteer:
                  n: int = 2, stem: bool = False, stopwords: bool = False, weighting: str = "idf",
                  idf: str | IdfTable = "background", informativeness: str = "others", null_in_group: bool = True,
                  threshold: float = 0.2, exclude_runs: Iterable[str] = ()):
-        if weighting not in WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must lie in [0, 1], got {threshold}")
+        check_choice(weighting, WEIGHTINGS, "weighting")
+        check_real(threshold, "threshold", low=0.0, high=1.0)
+        check_int(n, "n", low=1, high=3)
         self.key = key
         self.analyzer = Analyzer(stem=stem, stopwords=stopwords)
         self.weighting = weighting

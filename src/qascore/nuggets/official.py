@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from collections.abc import Iterable, Mapping
 
 from ..signature import make_signature
+from ..validate import check_weight
 from .formats import AnswerKey, Judgements, Question, Response
 
 ALLOWANCE_PER_NUGGET = 100
@@ -56,8 +57,7 @@ def score_question(
     question: Question, matched: Iterable[str], length: int, *, beta: float, pyramid: bool = False
 ) -> QuestionScore:
     """Official F of one question from the ids of the nuggets matched (duplicates count once)."""
-    if beta <= 0:
-        raise ValueError(f"beta must be > 0, got {beta}")
+    check_weight(beta, "beta")
     matched = set(matched)
     known = {n.nugget_id: n for n in question.nuggets}
     unknown = matched - known.keys()

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..signature import make_signature
+from ..validate import check_choice, check_real
 from .analysis import Analyzer, IdfTable
 from .formats import AnswerKey, Run
 from .ngram_index import NgramIndex, QuestionNuggets, score_texts
@@ -33,8 +34,7 @@ class UnigramMatcher:
     idf: IdfTable | None = None
 
     def __post_init__(self):
-        if self.weighting not in ("idf", "count"):
-            raise ValueError(f"weighting must be idf or count, got {self.weighting!r}")
+        check_choice(self.weighting, ("idf", "count"), "weighting")
         self.index = NgramIndex(
             [
                 QuestionNuggets(
@@ -67,7 +67,7 @@ class Pourpre(UnigramMatcher):
         threshold: float = 0.0,
     ):
         super().__init__(key, Analyzer(stem=stem, stopwords=stopwords), weighting, idf)
-        self.threshold = threshold
+        self.threshold = check_real(threshold, "threshold", low=0.0, high=1.0)
 
     @property
     def signature(self) -> str:

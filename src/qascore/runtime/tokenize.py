@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import QascoreError, check_same_length, check_text_batch
+from ..errors import QascoreError
+from ..validate import check_same_length, check_text_batch
 from .session import check_model_file
 
 TRUNCATION_POLICIES = ("warn", "error", "allow")

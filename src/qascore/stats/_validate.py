@@ -2,18 +2,17 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Real
 
 import numpy as np
 from scipy.stats import ConstantInputWarning
 
+from ..validate import check_choice, first_bad
+
+__all__ = ["check_choice", "first_bad"]  # re-exported to the stats modules
+
 NAN_POLICIES = ("propagate", "raise", "omit")
 ALTERNATIVES = ("two-sided", "less", "greater")
-
-
-def check_choice(value, allowed, name: str):
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-    return value
 
 
 _EXACT_FLOAT_INT = 2**53  # integers beyond this are not all representable as float64
@@ -37,7 +36,14 @@ def as_float_array(values, name: str, ndim: int, order_only: bool = False) -> np
     try:
         arr = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must hold real numbers: {exc}") from None
+        # the caller's own objects, not numpy's conversion of a mixed list to strings
+        given = raw if isinstance(values, np.ndarray) or raw.dtype == object else np.asarray(values, dtype=object)
+        flat = given.ravel()
+        bad = np.fromiter((not isinstance(v, (Real, np.number, np.bool_)) for v in flat), bool, flat.size)
+        if not bad.any() or given.shape != raw.shape:
+            raise TypeError(f"{name} must hold real numbers: {exc}") from None
+        raise TypeError(f"{name} must hold real numbers, got {type(flat[bad][0]).__name__} "
+                        f"at {first_bad(given, bad.reshape(given.shape))}") from None
     if arr.ndim != ndim:
         shape = "a 1-D sequence" if ndim == 1 else "a 2-D array (rows x items)"
         raise ValueError(f"{name} must be {shape}, got an array of shape {arr.shape}")
@@ -50,14 +56,6 @@ def _has_inexact_integers(raw: np.ndarray) -> bool:
     if raw.dtype == object:  # Python ints too large for int64 (floats mixed in stay as they are)
         return all(isinstance(v, int) for v in raw.ravel()) and any(abs(v) > _EXACT_FLOAT_INT for v in raw.ravel())
     return False
-
-
-def first_bad(arr: np.ndarray, bad: np.ndarray) -> str:
-    """Where the first flagged value sits: 'index 3' or 'row 2, index 5'."""
-    where = np.argwhere(bad)[0]
-    if arr.ndim == 1:
-        return f"index {where[0]}"
-    return f"row {where[0]}, index {where[1]}"
 
 
 def check_pair(x, y, names, nan_policy: str, finite: bool, ndim: int):

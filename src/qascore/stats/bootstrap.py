@@ -20,6 +20,7 @@ import numpy as np
 from scipy import special
 
 from ..signature import make_signature
+from ..validate import check_int, check_real
 from . import _kernels as K
 from ._threads import numba_threads
 from ._validate import (
@@ -57,22 +58,19 @@ def _quantile(values, probs):
     return quantile(values, np.asarray(probs, dtype=np.float64))
 
 
+MAX_RESAMPLES = 2**31 - 1  # the replicate index of the kernels is a 32-bit int
+
+
 def _check_seed(seed):
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    return int(seed)
+    return check_int(seed, "seed", low=0, high=2**63 - 1)  # an int64 in the kernels
 
 
-def _check_resamples(n_resamples):
-    if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive int, got {n_resamples!r}")
-    return int(n_resamples)
+def _check_resamples(n_resamples, name="n_resamples"):
+    return check_int(n_resamples, name, low=1, high=MAX_RESAMPLES)
 
 
 def _check_level(level, name="confidence_level"):
-    if not 0.0 < float(level) < 1.0:
-        raise ValueError(f"{name} must be strictly between 0 and 1, got {level!r}")
-    return float(level)
+    return float(check_real(level, name, low=0.0, high=1.0, low_open=True, high_open=True))
 
 
 def _statistic_code(statistic):

@@ -202,7 +202,7 @@ def leaderboard_correlation(a: Leaderboard, b: Leaderboard, *, repeats=10, ties=
     leaderboards, then correlates the resulting strict rankings. std is the sample standard
     deviation over repeats (0 for one repeat).
     """
-    repeats = _check_resamples(repeats)
+    repeats = _check_resamples(repeats, "repeats")
     seed = _check_seed(seed)
     a, b = align_systems(a, b)
     rng = np.random.default_rng(seed)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 
 import numpy as np
 
-from ..errors import check_texts  # noqa: F401  (re-exported: the text layer's callers validate with it)
+from ..validate import check_texts  # noqa: F401  (re-exported: the text layer's callers validate with it)
 
 State = TypeVar("State")
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..validate import check_flag
+
 # sacrebleu's code point ranges for CJK and full-width punctuation.
 _ASIAN_PUNCT = "[\u3001\u3002\u3008-\u3011\u3014-\u301f\uff61-\uff65\u30fb]"
 _FULL_WIDTH_PUNCT = "[\uff0e\uff0c\uff1f\uff1a\uff1b\uff01\uff02\uff08\uff09]"
@@ -105,10 +107,10 @@ class TercomTokenizer:
 
     def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
                  case_sensitive: bool = False) -> None:
-        self.normalized = bool(normalized)
-        self.no_punct = bool(no_punct)
-        self.asian_support = bool(asian_support)
-        self.case_sensitive = bool(case_sensitive)
+        self.normalized = check_flag(normalized, "normalized")
+        self.no_punct = check_flag(no_punct, "no_punct")
+        self.asian_support = check_flag(asian_support, "asian_support")
+        self.case_sensitive = check_flag(case_sensitive, "case_sensitive")
         self._key = (self.normalized, self.no_punct, self.asian_support, self.case_sensitive)
 
     @property

@@ -27,7 +27,7 @@ from ..._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tok
                                     pair_union_hits_tokens)
 from ..._kernels.rouge_raw import pair_rouge_counts
 from ..._kernels.score_rows import score_rows
-from ...errors import check_texts
+from ...validate import check_texts
 from ...lexical.rouge import _NGRAM_TYPE, counts_from_raw_strings, parse_rouge_types, rouge, split_sentences
 from ...text import RougeTokenizer, Vocabulary
 from . import scoring, tokenizers

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...validate import check_real
 from .base import SentenceCorpus, Solver, SolverAnswer, pick_with_margin
 
 
@@ -25,8 +26,7 @@ class EmbeddingSolver(Solver):
     name = "embedding"
 
     def __init__(self, encoder=None, *, margin: float = 0.0, min_similarity: float = 0.0):
-        if margin < 0:
-            raise ValueError(f"margin must be >= 0, got {margin}")
+        check_real(margin, "margin", low=0.0)
         if encoder is None:
             from ...runtime import SentenceEncoder
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..._kernels.exam_lexical import document_frequency, solve_lexical
 from ..._parallel import resolve_n_jobs
 from ...text import Vocabulary, porter_stem
+from ...validate import check_real
 from ..analysis import LexicalAnalyzer
 from ..model import ExamQuestion
 from .base import SentenceCorpus, Solver, SolverAnswer
@@ -57,8 +58,7 @@ class LexicalSolver(Solver):
 
     def __init__(self, margin: float = 0.0, *, stem: bool = True, idf_corpus: Sequence[str] | None = None,
                  n_jobs: int | None = None):
-        if margin < 0:
-            raise ValueError(f"margin must be >= 0, got {margin}")
+        check_real(margin, "margin", low=0.0)
         self.margin = float(margin)
         self.analyzer = LexicalAnalyzer(stem=porter_stem if stem else None)
         self.idf_corpus = list(idf_corpus) if idf_corpus is not None else None

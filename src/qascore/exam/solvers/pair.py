@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime import OnnxSession, TextTokenizer, run_bucketed, pad_rows
+from ...validate import check_real
 from .base import Solver, SolverAnswer, pick_with_margin
 from .lexical import LexicalSolver
 
@@ -40,8 +41,7 @@ class PairModelSolver(Solver):
     def __init__(self, model_path, tokenizer_path, *, entailment_index: int = -1, threshold: float = 0.5,
                  margin: float = 0.0, max_length: int = 256, batch_size: int = 32, device: str = "auto",
                  n_threads: int | None = None, retriever: LexicalSolver | None = None):
-        if not 0.0 <= threshold < 1.0:
-            raise ValueError(f"threshold must be in [0, 1), got {threshold}")
+        check_real(threshold, "threshold", low=0.0, high=1.0, high_open=True)
         self.model_path = model_path
         self.tokenizer = TextTokenizer(tokenizer_path, max_length=max_length)
         self.session = OnnxSession(model_path, device=device, n_threads=n_threads)

@@ -1,0 +1,181 @@
+"""The one validation layer at the public boundary: every method checks its arguments here, once,
+so kernels can trust what they are given.
+
+Texts (:func:`check_text_batch`, :func:`check_texts`, :func:`check_encodable`), paired lengths
+(:func:`check_same_length`), options (:func:`check_choice`, :func:`check_flag`, :func:`check_int`,
+:func:`check_real`, :func:`check_weight`) and numeric samples (:func:`as_real_array`). Every
+message names the argument and, inside a batch, the row: ``predictions[3] must be str, got
+NoneType``. A wrong type is a ``TypeError``, a wrong value a ``ValueError``. NaN is never a valid
+option value; booleans are not accepted where a number is expected (``True`` is no order).
+"""
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+from ._kernels.text_encode import first_non_str  # compiled: no Python loop over the batch
+
+# Integer options (n-gram orders, sizes) beyond this are not meaningful and would overflow a C int.
+MAX_ORDER = 2**16
+
+
+# -- texts --------------------------------------------------------------------------------------
+def check_texts(texts, what: str = "texts") -> None:
+    """Raise a TypeError naming the first element that is not a str (None included)."""
+    if isinstance(texts, (list, tuple)):
+        index = first_non_str(texts)
+        if index >= 0:
+            raise TypeError(f"{what}[{index}] must be str, got {type(texts[index]).__name__}")
+        return
+    if set(map(type, texts)) <= {str}:  # the common case, without a Python loop
+        return
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"{what}[{index}] must be str, got {type(text).__name__}")
+
+
+def check_encodable(texts, what: str = "texts") -> None:
+    """Raise a ValueError naming the first string holding a lone surrogate (not valid Unicode, so
+    no UTF-8 tokenizer can read it), with the code point and its position."""
+    for index, text in enumerate(texts):
+        if text.isascii():
+            continue
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"{what}[{index}] is not valid Unicode: lone surrogate U+{ord(text[exc.start]):04X} "
+                             f"at position {exc.start}") from None
+
+
+def check_text_batch(texts, name: str) -> list:
+    """Validate a batch of strings once at the API boundary and return it as a list."""
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of strings, not a single {type(texts).__name__}")
+    if texts is None or not hasattr(texts, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of strings, got {type(texts).__name__}")
+    out = list(texts)
+    check_texts(out, name)
+    return out
+
+
+def check_same_length(a, b, name_a: str, name_b: str) -> None:
+    if len(a) != len(b):
+        raise ValueError(f"{name_a} has {len(a)} items but {name_b} has {len(b)}")
+
+
+# -- options ------------------------------------------------------------------------------------
+def check_choice(value, allowed, name: str):
+    """``value`` itself when it is one of ``allowed``; otherwise a ValueError listing them."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value
+
+
+def check_flag(value, name: str) -> bool:
+    """A bool (numpy's too); a string such as ``"no"`` would silently read as True."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+def check_int(value, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    """An int (numpy's too, not bool) within ``[low, high]``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    value = int(value)
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value}")
+    return value
+
+
+def _bounds(low, high, low_open: bool, high_open: bool) -> str:
+    if low is not None and high is not None:
+        return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    if low is not None:
+        return f"{'>' if low_open else '>='} {low:g}"
+    if high is not None:
+        return f"{'<' if high_open else '<='} {high:g}"
+    return ""
+
+
+def check_real(value, name: str, *, low: float | None = None, high: float | None = None,
+               low_open: bool = False, high_open: bool = False):
+    """A finite real number (not bool, not NaN, not +-inf) within the bounds; the message states
+    the whole constraint: ``beta must be a finite number > 0, got nan``.
+
+    Returns the value unchanged (a Python int stays an int, so exact integer arithmetic
+    downstream is kept); a numpy scalar becomes the Python number.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = value.item() if isinstance(value, np.generic) else value
+    below = low is not None and (value <= low if low_open else value < low)
+    above = high is not None and (value >= high if high_open else value > high)
+    if not math.isfinite(value) or below or above:
+        bounds = _bounds(low, high, low_open, high_open)
+        raise ValueError(f"{name} must be a finite number{' ' + bounds if bounds else ''}, got {value!r}")
+    return value
+
+
+def check_weight(value, name: str, *, allow_zero: bool = False):
+    """An F-measure weight (beta, gamma): finite, > 0 (>= 0 with ``allow_zero``), and small enough
+    that its square is a finite double (a larger one would overflow to inf and give NaN scores)."""
+    value = check_real(value, name, low=0, low_open=not allow_zero)
+    try:
+        square = float(value ** 2)
+    except OverflowError:
+        square = math.inf
+    if not math.isfinite(square):
+        raise ValueError(f"{name} is too large: {name} ** 2 must be a finite float, got {name} = {value!r}")
+    return value
+
+
+# -- numeric samples ----------------------------------------------------------------------------
+def first_bad(arr: np.ndarray, bad: np.ndarray) -> str:
+    """Where the first flagged value sits: 'index 3' or 'row 2, index 5'."""
+    where = np.argwhere(bad)[0]
+    if arr.ndim == 1:
+        return f"index {where[0]}"
+    return f"row {where[0]}, index {where[1]}"
+
+
+def _not_real(v) -> bool:
+    return not isinstance(v, (Real, np.bool_))
+
+
+def as_real_array(values, name: str, *, low: float | None = None, high: float | None = None,
+                  integer: bool = False, allow_nan: bool = False) -> np.ndarray:
+    """A 1-D float64 array of ``values``; ``None``, a non-number, NaN (unless ``allow_nan``), a
+    value outside ``[low, high]`` or (``integer``) a non-integer is an error naming the index."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of numbers, not a single {type(values).__name__}")
+    raw = values if isinstance(values, np.ndarray) else np.asarray(list(values), dtype=object)
+    if raw.dtype == object:
+        if raw.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D sequence, got an array of shape {raw.shape}")
+        bad = np.fromiter((v is None or _not_real(v) for v in raw), dtype=bool, count=raw.size)
+        if bad.any():
+            v = raw[bad][0]
+            raise TypeError(f"{name}[{int(np.argmax(bad))}] must be a number, got {type(v).__name__}")
+    try:
+        arr = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold real numbers: {exc}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence, got an array of shape {arr.shape}")
+    nan = np.isnan(arr)
+    if nan.any() and not allow_nan:
+        raise ValueError(f"{name}[{int(np.argmax(nan))}] is NaN")
+    outside = ~nan & (((arr < low) if low is not None else False) | ((arr > high) if high is not None else False))
+    if integer:
+        outside |= ~nan & (arr != np.floor(arr))
+    if np.any(outside):
+        i = int(np.argmax(outside))
+        what = "an integer" if integer else "a number"
+        span = f" in [{low:g}, {high:g}]" if low is not None and high is not None else ""
+        raise ValueError(f"{name}[{i}] must be {what}{span}, got {float(arr[i])!r}")
+    return np.ascontiguousarray(arr)
