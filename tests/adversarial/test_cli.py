@@ -151,7 +151,7 @@ CASES = [
      fails("--method official needs --judgements")),
     ("nuggets score:BOM on the key", lambda w: ["nuggets", "score", "-r", w("k.txt", b"\xef\xbb\xbf" + Path(KEY).read_bytes()),
                                                 "-p", RUN, "--json"],
-     succeeds(lambda out: json.loads(out)["runs"][0]["f"] == pytest.approx(0.689655172413793), "the key read as without BOM")),
+     succeeds(lambda out: json.loads(out)["runs"][0]["f"] == 0.8448275862068966, "the key read as without BOM")),
     ("nuggets assign:empty files", lambda w: ["nuggets", "assign", "-r", w("k.txt", b""), "-p", w("run.txt", b"")],
      fails("the answer key holds no question")),
     ("nuggets rag:empty file", lambda w: ["nuggets", "rag", "-p", w("a.jsonl", b"")], fails("a.jsonl: no topic to score")),
