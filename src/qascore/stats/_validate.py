@@ -4,7 +4,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.stats import ConstantInputWarning
 
 NAN_POLICIES = ("propagate", "raise", "omit")
 ALTERNATIVES = ("two-sided", "less", "greater")
@@ -101,6 +100,10 @@ def warn_constant(rows: np.ndarray, what: str, batched: bool) -> None:
     """scipy's ConstantInputWarning for the rows whose result is NaN because an input is constant."""
     rows = np.flatnonzero(rows)
     if rows.size:
+        # imported only when there is something to warn about: scipy.stats takes longer to import
+        # than the rest of qascore.stats (scipy.special and Numba) together
+        from scipy.stats import ConstantInputWarning
+
         where = f" (rows {rows[:10].tolist()}{'...' if rows.size > 10 else ''})" if batched else ""
         warnings.warn(ConstantInputWarning(
             f"{what}: an input is constant{where}; the correlation is not defined and is NaN"), stacklevel=4)
