@@ -12,15 +12,22 @@
   MRR, threshold tuning, RMSE and Kendall tau-b; :func:`evaluate_triples` puts them in one report.
 - Training (``qascore[train]``): :mod:`qascore.ava.training`; export: ``onnx_export/``.
 """
-from .data import (Triples, calibration_split, load_as2_as_ava, load_evouna, load_jsonl_triples, read_as2,
-                   split_by_question)
-from .evaluate import agreement, pointwise, ranking_metrics, systemwise_accuracy, tune_threshold
-from ..judges.features import compute_features
-from ..judges.linear import LinearAva, default_linear_model
-from ..judges.load import load_model
-from ..judges.onnx import OnnxAvaModel, load_default_model
-from .metric import Ava
-from .report import evaluate_triples, format_report
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+# Each name is imported on first use (``import qascore.ava`` loads nothing else); the table below
+# says where it comes from, and must agree with these imports, which type checkers read.
+if TYPE_CHECKING:
+    from .data import (Triples, calibration_split, load_as2_as_ava, load_evouna, load_jsonl_triples, read_as2,
+                       split_by_question)
+    from .evaluate import agreement, pointwise, ranking_metrics, systemwise_accuracy, tune_threshold
+    from ..judges.features import compute_features
+    from ..judges.linear import LinearAva, default_linear_model
+    from ..judges.load import load_model
+    from ..judges.onnx import OnnxAvaModel, load_default_model
+    from .metric import Ava
+    from .report import evaluate_triples, format_report
 
 __all__ = [
     "Ava", "LinearAva", "OnnxAvaModel", "Triples", "agreement", "calibration_split", "compute_features",
@@ -28,3 +35,15 @@ __all__ = [
     "load_evouna", "load_jsonl_triples", "load_model", "pointwise", "ranking_metrics", "read_as2",
     "split_by_question", "systemwise_accuracy", "tune_threshold",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".data": ("Triples", "calibration_split", "load_as2_as_ava", "load_evouna", "load_jsonl_triples", "read_as2",
+              "split_by_question"),
+    ".evaluate": ("agreement", "pointwise", "ranking_metrics", "systemwise_accuracy", "tune_threshold"),
+    "..judges.features": ("compute_features",),
+    "..judges.linear": ("LinearAva", "default_linear_model"),
+    "..judges.load": ("load_model",),
+    "..judges.onnx": ("OnnxAvaModel", "load_default_model"),
+    ".metric": ("Ava",),
+    ".report": ("evaluate_triples", "format_report"),
+})

@@ -16,7 +16,6 @@ import numpy as np
 
 from ..signature import make_signature
 from ..judges.matching import ContainmentJudge, ExactMatchJudge, TokenF1Judge
-from ..stats import kendalltau
 from ..validate import as_real_array, check_real
 
 THRESHOLD_GRID = np.round(np.arange(0.01, 1.0, 0.01), 2)
@@ -116,6 +115,8 @@ def agreement(estimated: dict, gold: dict) -> Agreement:
     a = np.array([estimated[s] for s in systems])
     h = np.array([gold[s] for s in systems])
     err = np.abs(a - h)
+    from ..stats import kendalltau  # here, not at the top: qascore.stats brings Numba and SciPy
+
     tau = kendalltau(a, h, variant="b") if len(systems) > 1 else None
     return Agreement(float(np.sqrt(np.mean(err ** 2))), float(err.std()),
                      float("nan") if tau is None else float(tau.statistic),

@@ -8,34 +8,53 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Collection, Sequence
 
 from .. import __version__
-from ..errors import QascoreError
 
-# Each module defines ``register(subparsers)``; it adds its subcommand(s) with a ``func`` default.
-_COMMAND_MODULES = [
-    "qascore.cli.demo",
-    "qascore.cli.rouge",
-    "qascore.cli.mrc",
-    "qascore.cli.nuggets",
-    "qascore.cli.exam",
-    "qascore.cli.ava",
-]
+# Subcommand -> (its module, the line ``qascore --help`` shows). ``qascore --help`` lists them all
+# without importing any; the module of the subcommand named on the command line is imported to
+# build its options. Each defines ``register(parser)``: it fills in its subcommand's parser and
+# sets a ``func`` default that runs it.
+COMMANDS = {
+    "demo": ("qascore.cli.demo", "run every method on the bundled demo data"),
+    "rouge": ("qascore.cli.rouge", "ROUGE-N/L/Lsum of predictions against references (rouge-score exact)"),
+    "mrc": ("qascore.cli.mrc", "DuReader adapted ROUGE-L/BLEU-4 or MS MARCO ROUGE-L/BLEU"),
+    "nuggets": ("qascore.cli.nuggets", "nugget evaluation: official F, Nuggeteer, Pourpre, TREC RAG scores"),
+    "exam": ("qascore.cli.exam", "EXAM: answerability of exam questions from system articles"),
+    "ava": ("qascore.cli.ava", "AVA answer correctness: score, evaluate, train"),
+}
 USAGE_ERROR = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``qascore`` parser. Every subcommand is listed; those in ``commands`` (default: all)
+    also get their options, which imports their modules."""
     parser = argparse.ArgumentParser(prog="qascore", description="Fast, exact QA and RAG evaluation.")
     parser.add_argument("--version", action="version", version=f"qascore {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True)
-    for module_name in _COMMAND_MODULES:
-        importlib.import_module(module_name).register(subparsers)
+    for name, (module_name, help) in COMMANDS.items():
+        command_parser = subparsers.add_parser(name, help=help)
+        if commands is None or name in commands:
+            importlib.import_module(module_name).register(command_parser)
     return parser
 
 
-def main(argv=None) -> int:
-    parser = build_parser()
+def named_command(argv: Sequence[str]) -> str | None:
+    """The subcommand on a command line: its first argument that is not an option (no top-level
+    option takes a value)."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = named_command(argv)
+    parser = build_parser(() if command is None else (command,))
     args = parser.parse_args(argv)
+    # Imported once the command line is parsed: qascore.errors loads the compiled kernels (and
+    # numpy), which ``qascore --help`` and usage errors need not wait for.
+    from ..errors import QascoreError
+
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

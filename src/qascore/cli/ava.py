@@ -245,8 +245,8 @@ def _add_model_options(p) -> None:
     _add_n_jobs(p)
 
 
-def register(subparsers) -> None:
-    parser = subparsers.add_parser("ava", help="AVA answer correctness: score, evaluate, train")
+def register(parser) -> None:
+    """Options and run function of ``qascore ava`` (its ``qascore --help`` line: ``cli.COMMANDS``)."""
     sub = parser.add_subparsers(dest="ava_command", required=True)
 
     score = sub.add_parser("score", help="p(correct) of (question, reference, candidate) triples",

@@ -28,6 +28,6 @@ def run(args) -> int:
     return 0
 
 
-def register(subparsers) -> None:
-    parser = subparsers.add_parser("demo", help="run every method on the bundled demo data")
+def register(parser) -> None:
+    """Options and run function of ``qascore demo`` (its ``qascore --help`` line: ``cli.COMMANDS``)."""
     parser.set_defaults(func=run)

@@ -182,10 +182,9 @@ def run_exam(args) -> int:
     return 0
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser("exam", help="EXAM: answerability of exam questions from system articles",
-                              description="EXAM of system articles with exam questions, optionally against an "
-                                          "official leaderboard.")
+def register(p) -> None:
+    """Options and run function of ``qascore exam`` (its ``qascore --help`` line: ``cli.COMMANDS``)."""
+    p.description = "EXAM of system articles with exam questions, optionally against an official leaderboard."
     options.add_questions(p, help="question bank (TQA JSON, workbench JSONL or our JSONL), or - for stdin")
     p.add_argument("--questions-format", default="auto", choices=["auto", "tqa", "workbench", "jsonl"])
     p.add_argument("--articles", required=True, action="append", metavar="PATH",

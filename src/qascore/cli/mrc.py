@@ -50,9 +50,9 @@ def run(args) -> int:
     return 0
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser("mrc", help="DuReader adapted ROUGE-L/BLEU-4 or MS MARCO ROUGE-L/BLEU",
-                              description="Score MRC answers: DuReader (yes/no and entity bonus) or MS MARCO.")
+def register(p) -> None:
+    """Options and run function of ``qascore mrc`` (its ``qascore --help`` line: ``cli.COMMANDS``)."""
+    p.description = "Score MRC answers: DuReader (yes/no and entity bonus) or MS MARCO."
     # Not required by argparse: the old spellings --pred / --ref may give them; run() checks.
     options.add_predictions(p, help="predictions, JSON lines, or - for stdin", required=False)
     options.add_references(p, help="references, JSON lines, or - for stdin", required=False)

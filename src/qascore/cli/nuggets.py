@@ -204,8 +204,8 @@ def cmd_rag(args) -> int:
     return 0
 
 
-def register(subparsers) -> None:
-    parser = subparsers.add_parser("nuggets", help="nugget evaluation: official F, Nuggeteer, Pourpre, TREC RAG scores")
+def register(parser) -> None:
+    """Options and run function of ``qascore nuggets`` (its ``qascore --help`` line: ``cli.COMMANDS``)."""
     sub = parser.add_subparsers(dest="nuggets_command", required=True)
 
     p = sub.add_parser("score", help="per-question and mean nugget F of each run")

@@ -106,9 +106,9 @@ def run(args) -> int:
     return 0
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser("rouge", help="ROUGE-N/L/Lsum of predictions against references (rouge-score exact)",
-                              description=__doc__.split("\n\n")[0])
+def register(p) -> None:
+    """Options and run function of ``qascore rouge`` (its ``qascore --help`` line: ``cli.COMMANDS``)."""
+    p.description = __doc__.split("\n\n")[0]
     options.add_predictions(p, help="predictions (lines, JSONL or TSV), or - for stdin")
     options.add_references(p, help="references aligned with the predictions, or - for stdin", repeatable=True)
     options.add_format(p)

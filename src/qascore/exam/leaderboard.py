@@ -14,21 +14,29 @@ other line ``system<TAB>measure<TAB>...``, then one system a line with a score p
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import InputFormatError
 from ..io import iter_lines
-from ..stats import Leaderboard, leaderboard_correlation
+
+# qascore.stats (Numba, SciPy) is imported by the functions that build or correlate leaderboards,
+# so that ``import qascore.exam`` and EXAM grading do not load it.
+if TYPE_CHECKING:
+    from ..stats import Leaderboard
 
 
 def leaderboard_from_means(means: dict, stderr: dict | None = None, name: str = "") -> Leaderboard:
     """A stats Leaderboard from final scores and optional standard errors."""
+    from ..stats import Leaderboard
+
     return Leaderboard.from_means(means, name=name, standard_errors=stderr)
 
 
 def exam_leaderboard(result, measure: str = "exam", name: str = "EXAM") -> Leaderboard:
     """EXAM (per-query scores, so standard errors are EXAM's own) or n-EXAM (final scores only)."""
+    from ..stats import Leaderboard
+
     if measure == "exam":
         return Leaderboard({s: [v.per_query[q] for q in result.query_ids] for s, v in result.systems.items()},
                            queries=result.query_ids, name=name)
@@ -108,6 +116,8 @@ class CorrelationRow:
 
 def correlate(a: Leaderboard, b: Leaderboard, *, repeats: int = 10, ties: str = "standard_error",
               seed: int = 0) -> CorrelationRow:
+    from ..stats import leaderboard_correlation
+
     r = leaderboard_correlation(a, b, repeats=repeats, ties=ties, seed=seed)
     return CorrelationRow(a.name, b.name, r.spearman_mean, r.spearman_std, r.kendall_mean, r.kendall_std, r.signature)
 

@@ -17,7 +17,6 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..signature import make_signature
-from ..stats import micro_average
 from ..validate import check_choice, check_int, check_real
 from .analysis import Analyzer, IdfTable, resolve_idf
 from .formats import AnswerKey, Judgements, Response, Run
@@ -320,7 +319,10 @@ def score_assignment(key: AnswerKey, assignment: RunAssignment, beta: float) -> 
     )
     score.signature = f"{assignment.signature}|beta:{beta}"
     if len(score.questions) >= 2:
-        # Nuggeteer's 95% interval: mean over questions +- 1.96 standard errors (qascore.stats)
+        # Nuggeteer's 95% interval: mean over questions +- 1.96 standard errors (qascore.stats,
+        # imported here: it brings Numba and SciPy, which assignment alone does not need)
+        from ..stats import micro_average
+
         mean = micro_average([q.f for q in score.questions.values()])
         # F lies in [0, 1]; the normal interval does not know it, so it is clipped to the range
         score.interval = (min(max(mean.low, 0.0), 1.0), min(max(mean.high, 0.0), 1.0))

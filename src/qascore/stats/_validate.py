@@ -5,7 +5,6 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from scipy.stats import ConstantInputWarning
 
 from ..validate import check_choice, first_bad
 
@@ -99,6 +98,10 @@ def warn_constant(rows: np.ndarray, what: str, batched: bool) -> None:
     """scipy's ConstantInputWarning for the rows whose result is NaN because an input is constant."""
     rows = np.flatnonzero(rows)
     if rows.size:
+        # imported only when there is something to warn about: scipy.stats takes longer to import
+        # than the rest of qascore.stats (scipy.special and Numba) together
+        from scipy.stats import ConstantInputWarning
+
         where = f" (rows {rows[:10].tolist()}{'...' if rows.size > 10 else ''})" if batched else ""
         warnings.warn(ConstantInputWarning(
             f"{what}: an input is constant{where}; the correlation is not defined and is NaN"), stacklevel=4)

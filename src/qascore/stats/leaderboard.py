@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
-from scipy.stats import rankdata
 
 from ..signature import make_signature
 from . import _kernels as K
@@ -109,6 +108,8 @@ class Leaderboard:
     def ranks(self, ties="average") -> np.ndarray:
         """Rank of each system (1 = best); tied means share ranks as scipy.stats.rankdata(method=ties)."""
         check_choice(ties, ("average", "min", "max", "dense", "ordinal"), "ties")
+        from scipy.stats import rankdata  # here: scipy.stats is slow to import and only ranks() needs it
+
         return rankdata(-self._goodness(), method=ties)
 
     def ranking(self) -> list[tuple[str, float, float]]:

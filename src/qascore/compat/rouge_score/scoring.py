@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import abc
 import collections
-import importlib
 from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ...stats.bootstrap import AggregateScore, BootstrapAggregator
@@ -17,8 +18,6 @@ if TYPE_CHECKING:
 __all__ = ["AggregateScore", "BaseScorer", "BootstrapAggregator", "Score", "fmeasure"]
 
 Score = collections.namedtuple("Score", ["precision", "recall", "fmeasure"])
-
-_FROM_BOOTSTRAP = ("AggregateScore", "BootstrapAggregator")
 
 
 class BaseScorer(abc.ABC):
@@ -38,13 +37,4 @@ def fmeasure(precision, recall):
     return 0.0
 
 
-def __getattr__(name: str):
-    if name in _FROM_BOOTSTRAP:
-        value = getattr(importlib.import_module("...stats.bootstrap", __package__), name)
-        globals()[name] = value  # later lookups skip this hook
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_FROM_BOOTSTRAP))
+__getattr__, __dir__ = lazy_exports(__name__, {"...stats.bootstrap": ("AggregateScore", "BootstrapAggregator")})
