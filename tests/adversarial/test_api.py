@@ -16,6 +16,7 @@ import scipy.stats
 from rouge_score import rouge_scorer as peer_rouge
 
 from qascore import stats
+from qascore.judges import ContainmentJudge, WorkbenchJudge, load_judge
 from qascore.ava import Ava, default_linear_model, pointwise, ranking_metrics, systemwise_accuracy, tune_threshold
 from qascore.compat import sacrebleu as compat_sb
 from qascore.compat.rouge_score import rouge_scorer as compat_rs
@@ -255,6 +256,25 @@ CASES = [
     ("ava.ranking_metrics:NaN score", lambda: ranking_metrics([NAN, 0.5], [1, 0], ["a", "a"]), raises(ValueError, r"scores\[0\] is NaN")),
     ("ava.ranking_metrics:label 3", lambda: ranking_metrics([0.1, 0.5], [3, 0], ["a", "a"]),
      raises(ValueError, r"labels\[0\] must be an integer in \[0, 1\], got 3.0")),
+    # -- judges ----------------------------------------------------------------------------
+    ("load_judge:empty spec", lambda: load_judge(""), raises(ValueError, r"a judge spec must be a non-empty string")),
+    ("load_judge:unknown name", lambda: load_judge("nope"), raises(ValueError, r"unknown judge 'nope'.*expected containment")),
+    ("load_judge:cascade missing its second judge", lambda: load_judge("containment>"),
+     raises(ValueError, r"a judge spec must be a non-empty string")),
+    ("ContainmentJudge:None candidate", lambda: ContainmentJudge().judge(["q"], ["r"], [None]),
+     raises(TypeError, r"candidates\[0\] must be str, got NoneType")),
+    ("ContainmentJudge:mismatched", lambda: ContainmentJudge().judge(["q", "q"], ["r"], ["c", "c"]),
+     raises(ValueError, r"differ in length \(2, 1, 2\)")),
+    ("ContainmentJudge:threshold NaN", lambda: ContainmentJudge(threshold=NAN), raises(ValueError, r"threshold must be a finite number")),
+    ("ContainmentJudge:unknown refs rule", lambda: ContainmentJudge("any"), raises(ValueError, r"refs must be one of")),
+    ("WorkbenchJudge:unknown mode", lambda: WorkbenchJudge("fuzzy"), raises(ValueError, r"mode must be 'workbench' or 'contains'")),
+    ("WorkbenchJudge:empty reference list", lambda: WorkbenchJudge().judge(["q"], [[]], ["c"]), raises(ValueError, r"references\[0\] is empty")),
+    ("cascade:None reference", lambda: load_judge("containment>linear").judge(["q"], [None], ["c"]),
+     raises(TypeError, r"references\[0\] must be a str or a list of str, got NoneType")),
+    ("cascade:lone surrogate", lambda: load_judge("containment>linear").judge(["q"], [SURROGATE], ["c"]).proba,
+     returns(lambda p: 0.0 <= p[0] <= 1.0, "a probability: neither stage needs UTF-8")),
+    ("ExamMetric:judge", lambda: Exam(LexicalSolver(), judge=ContainmentJudge()).settings()["judge"],
+     returns(lambda name: name == "containment", "the judge named in the settings")),
     # -- stats -----------------------------------------------------------------------------
     ("stats.kendalltau:empty", lambda: stats.kendalltau([], []), raises(ValueError, r"kendalltau needs at least 2 paired items, got 0")),
     ("stats.kendalltau:mismatched", lambda: stats.kendalltau([1, 2], [1, 2, 3]),

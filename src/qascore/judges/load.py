@@ -48,6 +48,9 @@ def load_model(spec: str = "default", *, refs: str = "max", device: str = "auto"
     """
     if spec in (*MATCHING_SPECS, "cascade") or ">" in spec:
         raise ValueError(f"{spec!r} is a judge, not an AVA model; use load_judge (models: {MODEL_SPECS})")
+    if spec not in ("default", "ava", "linear") and "/" not in spec and not spec.endswith(".json") \
+            and not Path(spec).exists():
+        raise ValueError(f"unknown judge {spec!r}: not a name and no such model directory; expected {JUDGE_SPECS}")
     if not is_onnx_spec(spec):
         return default_linear_model(refs) if spec == "linear" else LinearAva.load(Path(spec), refs=refs)
     require_extra("onnx", *ONNX_MODULES)

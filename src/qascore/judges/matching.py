@@ -21,6 +21,7 @@ from .._kernels.lcs import char_lcs_length
 from ..text import WordTermTokenizer, porter_stem
 from ..text.answers import contains_answer, normalise_answer
 from ..text.stopwords import STOPWORDS
+from ..validate import check_real
 from .base import Judge
 from .rows import check_rule, check_triples, combine_by_owner, expand_rows
 
@@ -41,7 +42,7 @@ class SquadMatchJudge(Judge):
 
     def __init__(self, refs: str = "max", threshold: float = 0.5) -> None:
         self.refs = check_rule(refs)
-        self.threshold = float(threshold)
+        self.threshold = float(check_real(threshold, "threshold", low=0.0, high=1.0))
 
     @staticmethod
     def row_score(candidate: str, reference: str) -> float:
