@@ -130,9 +130,23 @@ def test_threads_give_identical_results():
 def test_free_text_answer_is_best_question_sentence():
     q = ExamQuestion("q", "1", "Where do penguins live?", gold_answers=("Antarctica",))
     arts = [["Cats purr. Penguins live in Antarctica. Dogs bark."], ["Cats purr."]]
-    got = LexicalSolver().solve(arts, [[q], [q]])
+    got = LexicalSolver(free_text="sentence").solve(arts, [[q], [q]])
     assert got[0][0].text == "Penguins live in Antarctica."
     assert got[1][0].text is None and not got[1][0].answered
+
+
+def test_free_text_paragraph_answer_is_the_paragraph_of_the_best_sentence():
+    q = ExamQuestion("q", "1", "Where do penguins live?", gold_answers=("Antarctica",))
+    arts = [["Cats purr.", "Penguins live in the south. Mostly Antarctica.", "Dogs bark."], ["Cats purr."]]
+    sentence = LexicalSolver(free_text="sentence").solve(arts, [[q], [q]])
+    paragraph = LexicalSolver().solve(arts, [[q], [q]])
+    assert sentence[0][0].text == "Penguins live in the south."
+    assert paragraph[0][0].text == "Penguins live in the south. Mostly Antarctica."
+    assert paragraph[1][0].text is None
+    assert LexicalSolver().settings()["free_text"] == "paragraph"
+    assert LexicalSolver(free_text="sentence").settings()["free_text"] == "sentence"
+    with pytest.raises(ValueError, match="free_text must be one of 'sentence', 'paragraph'"):
+        LexicalSolver(free_text="article")
 
 
 @settings(max_examples=100, deadline=None)

@@ -20,12 +20,12 @@ from . import options
 
 
 def make_solver(spec: str, *, margin: float = 0.0, tokenizer: str | None = None, threshold: float = 0.5,
-                entailment_index: int = -1, n_jobs: int | None = None):
+                entailment_index: int = -1, free_text: str = "paragraph", n_jobs: int | None = None):
     """``lexical``, ``embedding`` or ``onnx:PATH`` (a sequence-pair model; needs ``tokenizer``)."""
     if spec == "lexical":
         from ..exam.solvers.lexical import LexicalSolver
 
-        return LexicalSolver(margin=margin, n_jobs=n_jobs)
+        return LexicalSolver(margin=margin, free_text=free_text, n_jobs=n_jobs)
     if spec == "embedding":
         from ..exam.solvers.embedding import EmbeddingSolver
 
@@ -142,7 +142,7 @@ def run_exam(args) -> int:
         official = read_leaderboard(args.official, name="official" if args.official == STDIN
                                     else Path(args.official).stem)
     solver = make_solver(args.solver, margin=args.margin, tokenizer=args.tokenizer, threshold=args.threshold,
-                         entailment_index=args.entailment_index, n_jobs=args.n_jobs)
+                         entailment_index=args.entailment_index, free_text=args.free_text, n_jobs=args.n_jobs)
     from ..judges.load import load_judge
 
     judge = load_judge(args.judge, n_threads=args.n_jobs)
@@ -199,6 +199,9 @@ def register(p) -> None:
                    help="grader of free-text answers against the gold answers: workbench (default: the rubric "
                         "grading workbench's stemmed and fuzzy matching), containment, linear, default (the AVA "
                         "model), cascade (containment>default), A>B, or a model path")
+    p.add_argument("--free-text", default="paragraph", choices=["paragraph", "sentence"],
+                   help="lexical solver: answer a free-text question with the paragraph holding the best-matching "
+                        "sentence (default) or that sentence alone")
     p.add_argument("--tokenizer", help="tokenizer.json of the onnx:PATH pair model")
     p.add_argument("--threshold", type=float, default=0.5, help="onnx pair model: support needed (default 0.5)")
     p.add_argument("--entailment-index", type=int, default=-1, help="onnx pair model: entailment logit index")

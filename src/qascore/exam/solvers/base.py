@@ -58,6 +58,7 @@ class SentenceCorpus:
     def __init__(self, articles: Sequence[Sequence[str]]):
         index: dict[str, int] = {}
         self.sentences: list[str] = []
+        self.paragraphs: list[str] = []  # distinct paragraph p's text
         par_sent_off = [0]
         art_pars: list[int] = []
         art_par_off = [0]
@@ -66,6 +67,7 @@ class SentenceCorpus:
                 p = index.get(text)
                 if p is None:
                     p = index[text] = len(index)
+                    self.paragraphs.append(text)
                     self.sentences.extend(split_sentences(text))
                     par_sent_off.append(len(self.sentences))
                 art_pars.append(p)
@@ -77,6 +79,10 @@ class SentenceCorpus:
     @property
     def n_paragraphs(self) -> int:
         return len(self.par_sent_off) - 1
+
+    def paragraph_of(self, sentence: int) -> str:
+        """The text of the distinct paragraph holding global sentence ``sentence``."""
+        return self.paragraphs[int(np.searchsorted(self.par_sent_off, sentence, side="right")) - 1]
 
     def article_sentence_ids(self, a: int) -> np.ndarray:
         """Global sentence indices of article ``a`` in reading order."""

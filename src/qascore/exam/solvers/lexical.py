@@ -15,10 +15,12 @@ import numpy as np
 from ..._kernels.exam_lexical import document_frequency, solve_lexical
 from ..._parallel import resolve_n_jobs
 from ...text import Vocabulary, porter_stem
-from ...validate import check_real
+from ...validate import check_choice, check_real
 from ..analysis import LexicalAnalyzer
 from ..model import ExamQuestion
 from .base import SentenceCorpus, Solver, SolverAnswer
+
+FREE_TEXT_ANSWERS = ("sentence", "paragraph")
 
 
 def smoothed_idf(df: np.ndarray, n_docs: int) -> np.ndarray:
@@ -50,27 +52,31 @@ class LexicalSolver(Solver):
 
     idf is computed over the distinct paragraphs of the batch (all systems' articles pooled) unless
     ``idf_corpus`` (a list of texts) fixes it. Terms are lowercased words without stopwords, Porter
-    stemmed unless ``stem=False``. Free-text questions get the sentence that best matches
-    the question as their answer.
+    stemmed unless ``stem=False``. Free-text questions get as their answer the whole paragraph
+    holding the sentence that best matches the question (``free_text="paragraph"``, the default: an
+    answer stated in the sentence after the one that restates the question is found too) or that
+    sentence alone (``free_text="sentence"``).
     """
 
     name = "lexical"
 
     def __init__(self, margin: float = 0.0, *, stem: bool = True, idf_corpus: Sequence[str] | None = None,
-                 n_jobs: int | None = None):
+                 free_text: str = "paragraph", n_jobs: int | None = None):
         check_real(margin, "margin", low=0.0)
         self.margin = float(margin)
+        self.free_text = check_choice(free_text, FREE_TEXT_ANSWERS, "free_text")
         self.analyzer = LexicalAnalyzer(stem=porter_stem if stem else None)
         self.idf_corpus = list(idf_corpus) if idf_corpus is not None else None
         self.n_jobs = n_jobs
 
     def settings(self) -> dict:
         return {"solver": self.name, "margin": self.margin, "terms": self.analyzer.name,
-                "idf": "given-corpus" if self.idf_corpus is not None else "pooled-paragraphs"}
+                "idf": "given-corpus" if self.idf_corpus is not None else "pooled-paragraphs",
+                "free_text": self.free_text}
 
     def solve(self, articles, questions):
         run = self.run(articles, questions)
-        return self._answers(run)
+        return self._answers(run, self.free_text)
 
     def run(self, articles, questions) -> LexicalRun:
         """Score every choice of every (article, question) task; the raw arrays other solvers build on."""
@@ -123,7 +129,7 @@ class LexicalSolver(Solver):
         return smoothed_idf(df, len(doc_token_off) - 1)
 
     @staticmethod
-    def _answers(run: LexicalRun):
+    def _answers(run: LexicalRun, free_text: str):
         flat_questions, n_q, corpus, out = run.questions, run.n_questions, run.corpus, run.out
         answers: list[list[SolverAnswer]] = []
         t = 0
@@ -142,7 +148,9 @@ class LexicalSolver(Solver):
                     else:
                         if sentence_ids is None:
                             sentence_ids = corpus.article_sentence_ids(a)
-                        row.append(SolverAnswer(None, 1.0, corpus.sentences[sentence_ids[s]]))
+                        sentence = int(sentence_ids[s])
+                        row.append(SolverAnswer(None, 1.0, corpus.sentences[sentence] if free_text == "sentence"
+                                                else corpus.paragraph_of(sentence)))
                 t += 1
             answers.append(row)
         return answers
