@@ -304,3 +304,32 @@ def test_a_cuda_session_used_after_fork_names_the_start_methods_that_work():
     session.device, session._pid = "cuda", -1  # as a child sees a session its parent opened on CUDA
     with pytest.raises(ForkedSessionError, match="'spawn'.*'forkserver'"):
         session.run({})
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not HAS_ONNX, reason="needs fork and the onnx extra")
+def test_a_forked_child_may_drop_the_parents_onnx_model():
+    out = _run_fresh("""
+        import gc, os, time
+        from qascore.ava import load_default_model
+
+        q, r, c = ["who wrote hamlet?"] * 16, ["shakespeare wrote hamlet"] * 16, ["william shakespeare"] * 16
+        model = load_default_model(device="cpu", n_threads=2)
+        p = model.predict_proba(q, r, c)
+        time.sleep(0.5)  # the session's pool threads now wait on their condition variables
+        pid = os.fork()
+        if pid == 0:
+            same = (model.predict_proba(q, r, c) == p).all()
+            del model
+            gc.collect()  # would free the parent's session, whose destructor waits for those threads
+            os._exit(0 if same else 3)
+        for _ in range(1200):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                print(os.waitstatus_to_exitcode(status))
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(pid, 9)
+            print("hung")
+    """)
+    assert out == "0"

@@ -6,8 +6,10 @@ is checked against it and says which device it runs on.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import warnings
+import weakref
 from pathlib import Path
 from collections.abc import Iterable, Mapping
 
@@ -46,6 +48,20 @@ class ForkedSessionError(QascoreError, RuntimeError):
 
 # What an opened session derives from its InferenceSession (not picklable; rebuilt by _start).
 _OPENED = ("_session", "_pid", "_inputs", "_outputs", "_input_dtypes")
+_open_sessions: weakref.WeakSet = weakref.WeakSet()  # every OnnxSession with an InferenceSession
+
+
+def _pin_inherited_sessions() -> None:
+    """In a forked child, never free a session opened by the parent, not even at interpreter exit:
+    its destructor waits on a condition variable that the parent's pool threads were waiting on,
+    and hangs (pthread_cond_destroy with waiters that do not exist in the child)."""
+    for opened in list(_open_sessions):
+        for name in ("_session", "_inputs"):  # the inputs' NodeArgs hold the session too
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(getattr(opened, name, None)))
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_pin_inherited_sessions)
 
 
 def _onnxruntime():
@@ -112,10 +128,11 @@ class OnnxSession:
     ``cuda_float16``: on CUDA, run the float graph in fp16 (about 1.9x faster on an H100; the
     shipped AVA model's logits move by up to 0.02).
 
-    Processes: a session pickles as its settings and opens again on first use after unpickling;
-    a child forked after the session was opened re-opens it on first use (the parent's intra-op
-    threads do not exist there), on the CPU with the same thread count. A CUDA session cannot
-    follow a fork (CUDA does not survive one): the child's first use raises
+    Processes: a session pickles as its settings and opens again on first use after unpickling.
+    A child forked after the session was opened re-opens it on first use (the parent's intra-op
+    threads do not exist there), on the CPU, on one thread when the parent had started threads
+    (see :mod:`qascore._parallel`); the parent's session is never freed in the child. A CUDA
+    session cannot follow a fork (CUDA does not survive one): the child's first use raises
     :class:`ForkedSessionError`, which names the start methods that work.
     """
 
@@ -168,6 +185,7 @@ class OnnxSession:
                 source, self.graph = rewritten, graph
         self._session = self._open(ort, source, options, providers)
         self._pid: int | None = os.getpid()
+        _open_sessions.add(self)
 
         got = self._session.get_providers()
         self.device = "cuda" if got and got[0] == _CUDA else "cpu"
