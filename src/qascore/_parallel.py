@@ -1,7 +1,59 @@
-"""One rule for thread counts across the library."""
+"""One rule for thread counts across the library, and what a forked child may start.
+
+Thread pools do not survive fork. GNU OpenMP (the Cython kernels' threads, and Numba's ``omp``
+threading layer): a child forked after the parent ran a parallel region inherits a pool whose
+threads do not exist, and its next parallel region waits for them forever (Numba's ``omp``
+layer kills such a child instead). ONNX Runtime: the parent's session waits for its threads, and
+a new intra-op pool spins forever on the calling thread's inherited state. So a child forked
+from a process that had started any of these pools computes on its calling thread:
+:func:`pool_threads` gives 1 there (OpenMP teams, ONNX Runtime intra-op pools), and the Numba
+kernels take their serial compilations (:func:`inherited_thread_pools`). A process that never
+started a pool forks children that keep all their threads.
+"""
 from __future__ import annotations
 
 import os
+import sys
+
+# This process has handed more than one thread to an OpenMP kernel or an ONNX Runtime session
+# (set, never cleared: the pool outlives the call).
+_started_threads = False
+# This process was forked from one with live OpenMP or Numba pools (inherited by its own children).
+_forked_from_threads = False
+
+
+def _numba_pool_launched() -> bool:
+    """Numba has started its threading layer in this process (by our kernels or anyone's)."""
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    return bool(getattr(parallel, "_is_initialized", False))
+
+
+def _after_fork_in_child() -> None:
+    global _forked_from_threads
+    if _started_threads or _numba_pool_launched():
+        _forked_from_threads = True
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def inherited_thread_pools() -> bool:
+    """True in a child forked from a process that had started OpenMP or Numba thread pools:
+    there the kernels run serially, on the calling thread."""
+    return _forked_from_threads
+
+
+def pool_threads(n_threads: int) -> int:
+    """The threads a kernel's OpenMP team or an ONNX Runtime session may start for a wanted
+    ``n_threads``: 1 in a forked child (see the module's docstring), else ``n_threads``. Every
+    such pool size passes through here."""
+    global _started_threads
+    if _forked_from_threads:
+        return 1
+    if n_threads > 1:
+        _started_threads = True
+    return n_threads
 
 MAX_N_JOBS = 1024
 
@@ -27,4 +79,4 @@ def threads_for(n_tasks: int, n_jobs: int | None, min_tasks_per_thread: int = 25
     loaded machine, so small batches stay serial. The one place that decides thread counts."""
     if n_jobs == 1 or (n_jobs is None and n_tasks < 2 * min_tasks_per_thread):
         return 1  # the common small call skips the affinity query
-    return max(1, min(resolve_n_jobs(n_jobs), n_tasks // min_tasks_per_thread))
+    return pool_threads(max(1, min(resolve_n_jobs(n_jobs), n_tasks // min_tasks_per_thread)))

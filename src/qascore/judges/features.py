@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._parallel import resolve_n_jobs
+from .._parallel import pool_threads, resolve_n_jobs
 from ..text import Vocabulary, get_tokenizer
 from .rows import check_lengths
 
@@ -49,4 +49,5 @@ def compute_features(questions, references, candidates, short_answers=None, *, n
     r = tokenizer.encode_batch(list(references), vocab, n_jobs=threads)
     t = tokenizer.encode_batch(list(candidates), vocab, n_jobs=threads)
     s, group = pack_short_answers(tokenizer, vocab, short_answers, threads)
-    return _kernel()(q.ids, q.offsets, r.ids, r.offsets, t.ids, t.offsets, s.ids, s.offsets, group, len(vocab), threads)
+    return _kernel()(q.ids, q.offsets, r.ids, r.offsets, t.ids, t.offsets, s.ids, s.offsets, group, len(vocab),
+                     pool_threads(threads))

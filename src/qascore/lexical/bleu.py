@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._kernels.bleu_score import brevity_penalties, geometric_means
-from .._parallel import resolve_n_jobs, threads_for
+from .._parallel import pool_threads, resolve_n_jobs, threads_for
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
 from ..text.packing import Vocabulary
@@ -168,7 +168,7 @@ class BLEU(Metric):
         if self.tokenizer.name == "13a":  # compiled tokeniser + per-segment interning, the common case
             from .._kernels.bleu_tok13a import tokenize_13a_packed
 
-            ids, offsets, _ = tokenize_13a_packed(texts, segment_starts, self.n_jobs)
+            ids, offsets, _ = tokenize_13a_packed(texts, segment_starts, pool_threads(self.n_jobs))
             return ids, offsets
         tok = self.tokenizer
         packed = Vocabulary().pack([preprocess_segment(t, tok) for t in texts])

@@ -25,7 +25,7 @@ from .._kernels.ngram import clipped_ngram_matches
 from .._kernels.prf import f_measure, ratio_of_counts, rouge_prf
 from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
 from .._kernels.text_encode import first_non_str
-from .._parallel import resolve_n_jobs, threads_for
+from .._parallel import pool_threads, resolve_n_jobs, threads_for
 from ..validate import check_choice, check_flag, check_same_length, check_weight
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics, mean_values
 from ..signature import make_signature
@@ -203,6 +203,7 @@ def _token_counts(max_order, want_lcs, pred_rows, ref_rows, tokens: PackedTokens
     rows of the same packed batch."""
     pred_len = tokens.lengths()[pred_rows]
     ref_len = tokens.lengths()[ref_rows]
+    n_jobs = pool_threads(n_jobs)
     matches = lcs = None
     if max_order:
         groups = np.arange(len(ref_rows) + 1, dtype=np.int64)
@@ -240,7 +241,7 @@ def _lsum_scores(pred_rows, ref_rows, sentences: _SentencePacked, n_jobs) -> tup
     """(precision, recall) of rougeLsum for sentence-packed texts ``pred_rows[k]`` vs ``ref_rows[k]``."""
     hits = union_lcs_hits_batch(sentences.tokens.ids, sentences.tokens.offsets, sentences.sent_offsets, ref_rows,
                                 sentences.tokens.ids, sentences.tokens.offsets, sentences.sent_offsets, pred_rows,
-                                n_jobs)
+                                pool_threads(n_jobs))
     n = sentences.token_counts()[pred_rows]
     m = sentences.token_counts()[ref_rows]
     # rouge-score: no sentences or no tokens on either side -> 0; hits are 0 there

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._kernels.nugget_recall import build_tables, document_frequency, ngram_recall, sequence_hashes as _sequence_hashes
-from .._parallel import resolve_n_jobs
+from .._parallel import pool_threads, resolve_n_jobs
 from .analysis import Analyzer, IdfTable
 
 ID_BITS = 21
@@ -267,7 +267,7 @@ class NgramIndex:
             out_offsets,
             recall,
             best,
-            resolve_n_jobs(n_jobs),
+            pool_threads(resolve_n_jobs(n_jobs)),
         )
         within = np.arange(len(recall), dtype=np.int64) - np.repeat(out_offsets[:-1], counts)
         entry_nugget = (np.repeat(self.q_nugget_start[:-1][question], counts) + within).astype(np.int32)

@@ -13,6 +13,7 @@ from .embedding import SentenceEncoder, default_minilm_path, mean_pool_normalise
 from .session import (
     DEVICES,
     DeviceUnavailableError,
+    ForkedSessionError,
     ModelFileError,
     ModelInputError,
     OnnxSession,
@@ -22,8 +23,8 @@ from .session import (
 from .tokenize import Encoded, TextTokenizer, TruncationError, TruncationWarning
 
 __all__ = [
-    "DEVICES", "DeviceUnavailableError", "Encoded", "ModelFileError", "ModelInputError", "OnnxSession",
-    "SentenceEncoder", "TextTokenizer", "TruncationError", "TruncationWarning", "available_devices",
+    "DEVICES", "DeviceUnavailableError", "Encoded", "ForkedSessionError", "ModelFileError", "ModelInputError",
+    "OnnxSession", "SentenceEncoder", "TextTokenizer", "TruncationError", "TruncationWarning", "available_devices",
     "check_model_file", "default_minilm_path", "length_buckets", "mean_pool_normalise", "pad_rows",
     "run_bucketed",
 ]

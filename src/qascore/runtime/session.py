@@ -6,13 +6,16 @@ is checked against it and says which device it runs on.
 """
 from __future__ import annotations
 
+import ctypes
+import os
 import warnings
+import weakref
 from pathlib import Path
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from .._parallel import resolve_n_jobs
+from .._parallel import pool_threads, resolve_n_jobs
 from ..errors import QascoreError
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -37,6 +40,28 @@ class ModelInputError(QascoreError, ValueError):
 
 class DeviceUnavailableError(QascoreError, RuntimeError):
     """CUDA was asked for but onnxruntime cannot run the model on it."""
+
+
+class ForkedSessionError(QascoreError, RuntimeError):
+    """A CUDA session was used in a child forked after it was opened (CUDA does not survive fork)."""
+
+
+# What an opened session derives from its InferenceSession (not picklable; rebuilt by _start).
+_OPENED = ("_session", "_pid", "_inputs", "_outputs", "_input_dtypes")
+_open_sessions: weakref.WeakSet = weakref.WeakSet()  # every OnnxSession with an InferenceSession
+
+
+def _pin_inherited_sessions() -> None:
+    """In a forked child, never free a session opened by the parent, not even at interpreter exit:
+    its destructor waits on a condition variable that the parent's pool threads were waiting on,
+    and hangs (pthread_cond_destroy with waiters that do not exist in the child)."""
+    for opened in list(_open_sessions):
+        for name in ("_session", "_inputs"):  # the inputs' NodeArgs hold the session too
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(getattr(opened, name, None)))
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_pin_inherited_sessions)
 
 
 def _onnxruntime():
@@ -102,6 +127,13 @@ class OnnxSession:
     dequantised weights (``graph`` says which graph runs; see :mod:`qascore.runtime.dequantize`).
     ``cuda_float16``: on CUDA, run the float graph in fp16 (about 1.9x faster on an H100; the
     shipped AVA model's logits move by up to 0.02).
+
+    Processes: a session pickles as its settings and opens again on first use after unpickling.
+    A child forked after the session was opened re-opens it on first use (the parent's intra-op
+    threads do not exist there), on the CPU, on one thread when the parent had started threads
+    (see :mod:`qascore._parallel`); the parent's session is never freed in the child. A CUDA
+    session cannot follow a fork (CUDA does not survive one): the child's first use raises
+    :class:`ForkedSessionError`, which names the start methods that work.
     """
 
     def __init__(
@@ -117,14 +149,22 @@ class OnnxSession:
     ) -> None:
         if device not in DEVICES:
             raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
-        ort = _onnxruntime()
         self.model_path = check_model_file(model_path)
         self.n_threads = resolve_n_jobs(n_threads)
         self.requested_device = device
         self.fallback_reason: str | None = None
+        self._expected_inputs = None if input_names is None else set(input_names)
+        self._expected_outputs = None if output_names is None else list(output_names)
+        self._dequantize_on_cuda, self._cuda_float16 = dequantize_on_cuda, cuda_float16
+        self._start(device)
 
+    def _start(self, device: str) -> None:
+        """Open the session on ``device`` and check it; sets everything derived from it."""
+        ort = _onnxruntime()
         options = ort.SessionOptions()
-        options.intra_op_num_threads = self.n_threads
+        # 1 in a child forked after threads ran: a new pool there spins forever on the calling
+        # thread's state inherited from the parent's pool (onnxruntime 1.32, measured)
+        options.intra_op_num_threads = pool_threads(self.n_threads)
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3  # the fallback is reported by us, not by ORT's log
@@ -140,10 +180,12 @@ class OnnxSession:
         source: str | bytes = str(self.model_path)
         if _CUDA in providers:
             _preload_cuda_libraries(ort)
-            rewritten, graph = _graph_for_cuda(self.model_path, dequantize_on_cuda, cuda_float16)
+            rewritten, graph = _graph_for_cuda(self.model_path, self._dequantize_on_cuda, self._cuda_float16)
             if rewritten is not None:
                 source, self.graph = rewritten, graph
         self._session = self._open(ort, source, options, providers)
+        self._pid: int | None = os.getpid()
+        _open_sessions.add(self)
 
         got = self._session.get_providers()
         self.device = "cuda" if got and got[0] == _CUDA else "cpu"
@@ -153,25 +195,50 @@ class OnnxSession:
                 raise DeviceUnavailableError(
                     f"device='cuda' but {self.fallback_reason}: no usable GPU or CUDA/cuDNN libraries"
                 )
-            warnings.warn(f"device='auto' fell back to the CPU: {self.fallback_reason}", RuntimeWarning, stacklevel=2)
+            warnings.warn(f"device='auto' fell back to the CPU: {self.fallback_reason}", RuntimeWarning, stacklevel=3)
             if self.graph != "as-stored":  # on the CPU the int8 graph is the fast one
                 self.graph = "as-stored"
                 self._session = self._open(ort, str(self.model_path), options, [_CPU])
 
         self._inputs = {i.name: i for i in self._session.get_inputs()}
         self._outputs = [o.name for o in self._session.get_outputs()]
-        if input_names is not None:
-            expected = set(input_names)
-            if expected != set(self._inputs):
-                raise ModelInputError(
-                    f"{self.model_path}: model inputs {sorted(self._inputs)} "
-                    f"do not match the expected {sorted(expected)}"
-                )
-        if output_names is not None:
-            missing = [name for name in output_names if name not in self._outputs]
+        if self._expected_inputs is not None and self._expected_inputs != set(self._inputs):
+            raise ModelInputError(
+                f"{self.model_path}: model inputs {sorted(self._inputs)} "
+                f"do not match the expected {sorted(self._expected_inputs)}"
+            )
+        if self._expected_outputs is not None:
+            missing = [name for name in self._expected_outputs if name not in self._outputs]
             if missing:
                 raise ModelInputError(f"{self.model_path}: model has no output(s) {missing}; it has {self._outputs}")
         self._input_dtypes = {name: _NUMPY_OF_ONNX.get(arg.type) for name, arg in self._inputs.items()}
+
+    def _live(self):
+        """The InferenceSession of this process: opened again after unpickling (on the device
+        asked for) or in a forked child (on the CPU it ran on; CUDA cannot follow a fork)."""
+        if self._session is not None and self._pid == os.getpid():
+            return self._session
+        if self._session is not None:  # forked after this session was opened
+            if self.device == "cuda":
+                raise ForkedSessionError(
+                    f"{self.model_path}: this CUDA session was opened before the process forked, and CUDA "
+                    "cannot be used in a forked child; start worker processes with "
+                    "multiprocessing.get_context('spawn') or get_context('forkserver'), or open the model "
+                    "in each worker"
+                )
+            self._start("cpu")
+        else:
+            self._start(self.requested_device)
+        return self._session
+
+    def __getstate__(self) -> dict:
+        """The settings and what the last opening found; the session itself re-opens on first use."""
+        state = {k: v for k, v in self.__dict__.items() if k not in _OPENED}
+        state["_session"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
 
     def _open(self, ort, source, options, providers):
         try:
@@ -181,10 +248,12 @@ class OnnxSession:
 
     @property
     def input_names(self) -> list[str]:
+        self._live()
         return list(self._inputs)
 
     @property
     def output_names(self) -> list[str]:
+        self._live()
         return list(self._outputs)
 
     def describe(self) -> str:
@@ -195,6 +264,7 @@ class OnnxSession:
 
     def run(self, feeds: Mapping[str, np.ndarray], output_names: Iterable[str] | None = None) -> list[np.ndarray]:
         """Run the model on host arrays; inputs are cast to the dtypes the model declares."""
+        session = self._live()
         unknown = set(feeds) - set(self._inputs)
         missing = set(self._inputs) - set(feeds)
         if unknown or missing:
@@ -208,7 +278,7 @@ class OnnxSession:
         names = list(output_names) if output_names is not None else self._outputs
         if self.device == "cuda":
             return self._run_bound(arrays, names)
-        return self._session.run(names, arrays)
+        return session.run(names, arrays)
 
     def _run_bound(self, arrays: dict, names: list[str]) -> list[np.ndarray]:
         # io-binding lets ORT allocate outputs on the GPU and copy once, instead of per-run staging.

@@ -7,12 +7,34 @@ wherever scipy sums with numpy.
 """
 from __future__ import annotations
 
+import functools
+import types
 from typing import Any
 
 import numpy as np
 from numba import njit, prange
 
+from .._parallel import inherited_thread_pools
+
 _JIT: dict[str, Any] = dict(cache=True, nogil=True)
+
+
+def _parallel_njit(fn):
+    """``njit(parallel=True)``, and a serial compilation of the same function (``prange`` runs as
+    ``range``) that a child forked from a process with live thread pools calls instead: Numba's
+    ``omp`` layer kills such a child, its other layers would share a broken GNU OpenMP pool (see
+    :mod:`qascore._parallel`). The serial copy has its own name, hence its own on-disk cache entry."""
+    parallel = njit(parallel=True, **_JIT)(fn)
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = f"{fn.__qualname__}_serial"
+    serial = njit(**_JIT)(copy)
+
+    @functools.wraps(fn)
+    def run(*args):
+        return (serial if inherited_thread_pools() else parallel)(*args)
+
+    run.parallel, run.serial = parallel, serial
+    return run
 
 # Statistic codes shared by the batched and resampling kernels.
 MEAN = 0
@@ -710,7 +732,7 @@ def _batch_sample(code, X, Y, source, r, seed, given_idx, omit, out, n_out, nan_
     out[r] = statistic(code, x, y)
 
 
-@njit(parallel=True, **_JIT)
+@_parallel_njit
 def statistic_batch(code, X, Y, source, seed, given_idx, omit, out, n_out, nan_rows, counts_out):
     """out[r] = the statistic of sample r (see ROWS .. ROW_COUNTS) for r < out.shape[0].
 
@@ -771,7 +793,7 @@ def _mean_differences(d, seed, start, stop, out):
         out[b] = resampled_sum(d, seed, b, scratch) / d.shape[0]
 
 
-@njit(parallel=True, **_JIT)
+@_parallel_njit
 def bootstrap_mean_difference(d, n_resamples, seed, out):
     """Mean of resampled per-item differences (system X minus Y), one value per replicate."""
     for c in prange((n_resamples + _REPLICATES_PER_TASK - 1) // _REPLICATES_PER_TASK):
@@ -794,7 +816,7 @@ def _resample_mean_row(matrix, col, idx, b, out):
         out[b, m] = acc[m] / n
 
 
-@njit(parallel=True, **_JIT)
+@_parallel_njit
 def resample_means_rows(matrix, idx, out):
     """rouge-score's bootstrap: out[b, m] = mean over rows idx[b] of matrix[:, m].
 
@@ -881,7 +903,7 @@ def _sign_flip_mean(d, b, seed):
     return pairwise_sum(flipped, 0, n) / n
 
 
-@njit(parallel=True, **_JIT)
+@_parallel_njit
 def sign_flip_means(d, n_resamples, seed, out):
     """Randomisation (Fisher) test replicates: mean of d with each sign flipped by a fair coin.
 
