@@ -170,7 +170,18 @@ def background_idf(stem: bool = False) -> IdfTable:
     (Porter stems with ``stem``). An unlisted term has df 0: idf ln((N + 1) / 0.5) = 14.51."""
     with resources.as_file(resources.files(__package__) / "data" / _BACKGROUND_FILES[bool(stem)]) as path:
         table = IdfTable.from_df_file(path)
-    return IdfTable(MappingProxyType(dict(table.df)), table.n_documents, BACKGROUND_IDF)
+    return BackgroundIdfTable(MappingProxyType(dict(table.df)), table.n_documents, BACKGROUND_IDF, bool(stem))
+
+
+@dataclass(frozen=True)
+class BackgroundIdfTable(IdfTable):
+    """The shipped table (read-only); it pickles as a reference to the package data, so a scorer
+    sent to a worker carries no copy of its 170,000 terms."""
+
+    stem: bool = False
+
+    def __reduce__(self):
+        return background_idf, (self.stem,)
 
 
 def resolve_idf(idf: str | IdfTable, analyzer: Analyzer, *, load: bool = True) -> IdfTable | None:
