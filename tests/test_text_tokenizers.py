@@ -121,6 +121,15 @@ def test_unicode_tokenizer_matches_the_plain_rule(text):
     assert UnicodeWordTokenizer().tokenize(text) == _reference_unicode_words(text)
 
 
+def test_every_letter_of_a_continuous_script_is_a_token_of_its_own():
+    # every code point this Python knows, e.g. Kana extended-B's U+1AFF0 (found by hypothesis: '0\U0001AFF0')
+    import sys
+
+    for code in range(sys.maxunicode + 1):
+        if _is_continuous_letter(chr(code)):
+            assert UnicodeWordTokenizer().tokenize("0" + chr(code)) == ["0", chr(code).casefold()], hex(code)
+
+
 def test_unicode_tokenizer_stems_ascii_words_only():
     assert UnicodeWordTokenizer(use_stemmer=True).tokenize("Running летающие cats") == ["run", "летающие", "cat"]
 

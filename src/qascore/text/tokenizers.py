@@ -158,6 +158,7 @@ _SCRIPTIO_CONTINUA_RANGES = (
     (0xAA60, 0xAA7F),  # Myanmar extended-A
     (0xF900, 0xFAFF),  # CJK compatibility ideographs
     (0xFF66, 0xFF9F),  # halfwidth Katakana
+    (0x1AFF0, 0x1AFFF),  # Kana extended-B (Unicode 14: Taiwanese kana)
     (0x1B000, 0x1B16F),  # Kana supplement and extended-A
     (0x20000, 0x323AF),  # CJK extensions B..H and compatibility supplement
 )
