@@ -1,16 +1,20 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""ROUGE-N and ROUGE-L counts straight from raw strings under rouge-score's tokeniser (no
-stemming), tokens interned per pair instead of per batch.
+"""ROUGE-N, ROUGE-L and rougeLsum (lines) counts straight from raw strings under rouge-score's
+tokeniser, with or without its Porter stemming, tokens interned per pair instead of per batch:
+one reading of each text serves every type.
 
 For each (prediction, reference) pair the reference's tokens are read from the str storage with
-the rule text_encode.pyx uses (``next_rouge_token`` in _rouge_scan.pxi) and interned in a small
-table of this pair only (exact: token bytes are compared on every hash hit); the prediction's
-tokens are looked up in it, a token the reference lacks getting no id, as it can match nothing.
-Then the cores of the packed kernels run on the pair's ids: clipped n-gram matches
-(_ngram_core.pxi) and the bit-parallel LCS (_lcs_core.pxi), the LCS after dropping the tokens
-present on one side only (an LCS never uses them). No batch vocabulary means no cache-missing
-global table and no serial merge: pairs are spread over OpenMP threads, each with its own table
-and scratch (kept for the next call), and results do not depend on the thread count.
+the rule text_encode.pyx uses (``next_rouge_token`` in _rouge_scan.pxi), stemmed when asked
+(tokens longer than 3 characters, kernels/include/qs_porter.h, through a bounded per-worker
+cache) and interned in a small table of this pair only (exact: token bytes are compared on every
+hash hit); the prediction's tokens are looked up in it, a token the reference lacks getting no
+id, as it can match nothing. Then the cores of the packed kernels run on the pair's ids: clipped
+n-gram matches (_ngram_core.pxi), rougeLsum's union LCS over the texts' lines and the
+bit-parallel LCS (_lcs_core.pxi), the LCS after dropping the tokens present on one side only (an
+LCS never uses them). No batch vocabulary means no cache-missing global table and no serial
+merge: pairs are spread over OpenMP threads, each with its own table, stem cache and scratch
+(kept for the next call), and results do not depend on the thread count. ``PairScorer`` is the
+compat ``RougeScorer.score()`` of one pair, result dict included.
 """
 cimport cython
 cimport openmp
