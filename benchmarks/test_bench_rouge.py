@@ -266,3 +266,35 @@ def test_ten_pairs_three_types_qascore_rouge(benchmark, ten_pairs):
 @pytest.mark.benchmark(group="ten-short-pairs-rouge1-rouge2-rougeL")
 def test_ten_pairs_three_types_rouge_score_rs_batch(benchmark, ten_pairs):
     bench_rouge_score_rs_batch(benchmark, *ten_pairs, THREE_TYPES)
+
+
+# ---------------------------------------------------------------- the calls of issue 22, pytest-benchmark form
+# (benchmarks/rouge_calls_table.py prints the same cases as one interleaved table with ratios)
+ALL_FOUR = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+
+
+@pytest.mark.parametrize("scorer", ["qascore", "rouge_score_rs"])
+@pytest.mark.parametrize("types", [("rougeL",), ALL_FOUR], ids=["rougeL", "all-four"])
+@pytest.mark.parametrize("stem", [False, True], ids=["plain", "stemmed"])
+def test_score_loop_fresh_pairs(benchmark, msmarco_pairs, scorer, types, stem):
+    """``score(t, p)`` over 1,000 different MS MARCO pairs, caches warm (one pass first)."""
+    from rouge_score_rs.rouge_scorer import RougeScorer as RsScorer
+
+    benchmark.group = f"score-loop-1000-pairs-{'-'.join(types)}-{'stemmed' if stem else 'plain'}"
+    predictions, references = (texts[:1000] for texts in msmarco_pairs)
+    score = (RougeScorer if scorer == "qascore" else RsScorer)(list(types), use_stemmer=stem).score
+    run = lambda: [score(t, p) for t, p in zip(references, predictions)]  # noqa: E731
+    run()
+    benchmark(run)
+
+
+@pytest.mark.benchmark(group="batch-all-four-stemmed-1thread")
+@pytest.mark.parametrize("scorer", ["qascore", "rouge_score_rs"])
+def test_batch_all_four_stemmed(benchmark, msmarco_pairs, scorer):
+    from rouge_score_rs.rouge_scorer import RougeScorer as RsScorer
+
+    predictions, references = msmarco_pairs
+    if scorer == "qascore":
+        benchmark(rouge, predictions, references, ALL_FOUR, use_stemmer=True, n_jobs=1)
+    else:
+        benchmark(RsScorer(list(ALL_FOUR), use_stemmer=True).score_batch, references, predictions)

@@ -1,20 +1,27 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""ROUGE-N and ROUGE-L counts straight from raw strings under rouge-score's tokeniser (no
-stemming), tokens interned per pair instead of per batch.
+"""ROUGE-N, ROUGE-L and rougeLsum (lines) counts straight from raw strings under rouge-score's
+tokeniser, with or without its Porter stemming, tokens interned per pair instead of per batch:
+one reading of each text serves every type.
 
 For each (prediction, reference) pair the reference's tokens are read from the str storage with
-the rule text_encode.pyx uses (``next_rouge_token`` in _rouge_scan.pxi) and interned in a small
-table of this pair only (exact: token bytes are compared on every hash hit); the prediction's
-tokens are looked up in it, a token the reference lacks getting no id, as it can match nothing.
-Then the cores of the packed kernels run on the pair's ids: clipped n-gram matches
-(_ngram_core.pxi) and the bit-parallel LCS (_lcs_core.pxi), the LCS after dropping the tokens
-present on one side only (an LCS never uses them). No batch vocabulary means no cache-missing
-global table and no serial merge: pairs are spread over OpenMP threads, each with its own table
-and scratch (kept for the next call), and results do not depend on the thread count.
+the rule text_encode.pyx uses (``next_rouge_token`` in _rouge_scan.pxi), stemmed when asked
+(tokens longer than 3 characters, kernels/include/qs_porter.h, through a bounded per-worker
+cache) and interned in a small table of this pair only (exact: token bytes are compared on every
+hash hit); the prediction's tokens are looked up in it, a token the reference lacks getting no
+id, as it can match nothing. Then the cores of the packed kernels run on the pair's ids: clipped
+n-gram matches (_ngram_core.pxi), rougeLsum's union LCS over the texts' lines and the
+bit-parallel LCS (_lcs_core.pxi), the LCS after dropping the tokens present on one side only (an
+LCS never uses them). No batch vocabulary means no cache-missing global table and no serial
+merge: pairs are spread over OpenMP threads, each with its own table, stem cache and scratch
+(kept for the next call), and results do not depend on the thread count. ``PairScorer`` is the
+compat ``RougeScorer.score()`` of one pair, result dict included.
 """
+cimport cython
 cimport openmp
 from cython.parallel cimport parallel, prange
+from cpython.dict cimport PyDict_SetItem
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memchr
 
 import numpy as np
 
@@ -23,8 +30,23 @@ include "_lcs_core.pxi"
 include "_ngram_core.pxi"
 include "_packed_checks.pxi"
 
+cdef extern from "qs_porter.h":
+    int64_t qs_porter_stem(char *word, int64_t n) noexcept nogil
+
+cdef extern from "qs_prf.h":
+    double count_ratio "qs_count_ratio"(int64_t numerator, int64_t count, int64_t shift) noexcept nogil
+    double f_gamma "qs_f_gamma"(double p, double r, double gamma_squared) noexcept nogil
+
+cdef extern from "qs_rows.h":
+    object new_triple "qascore_new_triple"(object type, double a, double b, double c)
+    void untrack_row "qascore_untrack_row"(object row, object type)
+    bint is_tuple_type "qascore_is_tuple_type"(object type) noexcept
+
 cdef enum:
     MAX_ORDER = 9
+    MAX_TYPES = 16  # rouge1 .. rouge9, rougeL, rougeLsum
+    STEM_FROM_LENGTH = 4  # rouge-score stems tokens longer than 3 characters
+    STEM_CACHE_TYPES = 1 << 17  # distinct tokens a worker's stem cache holds before it starts over
     FIRST_TABLE_TYPES = 256  # a pair's table starts small (in L1) and grows for long texts
     MAX_IDLE_WORKERS = 64
     KEEP_WORKERS_UP_TO = 1 << 20  # code points in a call's longest text; past it, memory goes back
@@ -36,9 +58,29 @@ cdef struct TextRef:
     int64_t length
 
 
+cdef struct StemEntry:
+    int64_t start, length  # the stem's bytes in StemCache.stems
+    uint64_t hash, prefix  # as the readers give them for a token (hash_token, qascore_load_word)
+
+
+cdef struct StemCache:
+    # Porter stems of the tokens a worker has met: a token's id in ``words`` indexes ``entries``.
+    # Bounded (cleared when STEM_CACHE_TYPES tokens are held); each worker has its own, so threads
+    # share nothing, and the one-pair worker (under the GIL) serves every scorer of the process.
+    Table words
+    bint ready
+    GrowBuffer stems  # uint8
+    GrowBuffer entries  # StemEntry
+
+
 cdef struct Worker:
     # One thread's memory, reused pair after pair.
     Table table  # the current pair's reference tokens -> ids 0, 1, ...
+    StemCache stem
+    GrowBuffer ref_ends  # int64: where each token ends in its text (rougeLsum's sentences)
+    GrowBuffer pred_ends
+    GrowBuffer ref_sentences  # int64: token offsets of the text's sentences (lines)
+    GrowBuffer pred_sentences
     GrowBuffer token  # uint8: the token being read
     GrowBuffer bitmap  # uint64: a text's token bitmap and spans (rouge_cursor_init)
     GrowBuffer latin1  # uint8: a UCS-2 or UCS-4 text as bytes (latin1_of_units)
@@ -54,6 +96,14 @@ cdef void worker_free(Worker *w) noexcept nogil:
     if w == NULL:
         return
     table_free(&w.table)
+    if w.stem.ready:
+        table_free(&w.stem.words)
+    free(w.stem.stems.data)
+    free(w.stem.entries.data)
+    free(w.ref_ends.data)
+    free(w.pred_ends.data)
+    free(w.ref_sentences.data)
+    free(w.pred_sentences.data)
     free(w.token.data)
     free(w.bitmap.data)
     free(w.latin1.data)
@@ -75,6 +125,12 @@ cdef Worker *worker_new() noexcept nogil:
     w.ref_ids.item_size = sizeof(int32_t)
     w.pred_ids.item_size = sizeof(int32_t)
     w.keep.item_size = 1
+    w.stem.stems.item_size = 1
+    w.stem.entries.item_size = sizeof(StemEntry)
+    w.ref_ends.item_size = sizeof(int64_t)
+    w.pred_ends.item_size = sizeof(int64_t)
+    w.ref_sentences.item_size = sizeof(int64_t)
+    w.pred_sentences.item_size = sizeof(int64_t)
     w.lcs = scratch_new(FIRST_TABLE_TYPES)
     if w.lcs == NULL or not table_init_sized(&w.table, FIRST_TABLE_TYPES):
         worker_free(w)  # table_free and scratch_free take what was not allocated
@@ -114,11 +170,65 @@ def _free_idle_workers():
         worker_free(_idle_workers[_n_idle])
 
 
-cdef int64_t read_tokens_of(Worker *w, const CodeUnit *text, int64_t n, bint intern, int32_t *out) noexcept nogil:
+cdef const StemEntry *stem_of(StemCache *c, const uint8_t *token, int64_t n, uint64_t h,
+                              uint64_t prefix) noexcept nogil:
+    """The Porter stem of a token (hash h, first word prefix): a lookup when the cache holds it,
+    else stemmed (qs_porter.h) and added; NULL when out of memory."""
+    cdef int32_t token_id
+    cdef uint8_t *out
+    cdef StemEntry *entry
+    if not c.ready:
+        c.ready = table_init(&c.words)
+        if not c.ready:
+            return NULL
+    token_id = table_find_fast(&c.words, token, n, h, prefix)
+    if token_id >= 0:
+        return &(<StemEntry *>c.entries.data)[token_id]
+    if c.words.count >= STEM_CACHE_TYPES:  # bounded: a long-running process meets endless words
+        table_clear(&c.words)
+        c.stems.used = 0
+        c.entries.used = 0
+    if not buffer_reserve(&c.stems, n + SLACK) or not buffer_reserve(&c.entries, 1):
+        return NULL
+    token_id = table_add(&c.words, token, n, h, prefix)
+    if token_id < 0:
+        return NULL
+    out = <uint8_t *>c.stems.data + c.stems.used
+    memcpy(out, token, n)
+    entry = &(<StemEntry *>c.entries.data)[token_id]
+    entry.start = c.stems.used
+    entry.length = qs_porter_stem(<char *>out, n)  # never longer than the token
+    entry.hash = hash_token(out, entry.length)
+    entry.prefix = qascore_load_word(out, entry.length)
+    c.stems.used += entry.length
+    c.entries.used += 1
+    return entry
+
+
+# How read_tokens_of reads, fixed at compile time: the plain loop (no stemming, no token ends, the
+# batch ROUGE-N / ROUGE-L route) compiles without the branches of the other, which cost a fifth of
+# MS MARCO rouge() rougeL time as run-time tests.
+cdef struct PlainRead:
+    char unused
+
+
+cdef struct FullRead:  # stemming and token ends as asked
+    char unused
+
+
+ctypedef fused ReadMode:
+    PlainRead
+    FullRead
+
+
+cdef int64_t read_tokens_of(Worker *w, const CodeUnit *text, int64_t n, bint intern, bint stem, int32_t *out,
+                            int64_t *ends, ReadMode *mode) noexcept nogil:
     cdef int64_t length, count = 0
     cdef uint64_t h, prefix
     cdef int32_t token_id
     cdef uint8_t *token = <uint8_t *>w.token.data
+    cdef const uint8_t *key
+    cdef const StemEntry *stemmed
     cdef RougeCursor cursor
     cdef const uint8_t *latin1
     cdef bint out_of_memory
@@ -127,34 +237,111 @@ cdef int64_t read_tokens_of(Worker *w, const CodeUnit *text, int64_t n, bint int
         if out_of_memory:
             return -1
         if latin1 != NULL:
-            return read_tokens_of(w, latin1, n, intern, out)
+            return read_tokens_of(w, latin1, n, intern, stem, out, ends, mode)
     if not rouge_cursor_init(&cursor, text, n, &w.bitmap):
         return -1
     while True:
         length = next_rouge_token(text, n, &cursor, token, &h, &prefix)
         if length == 0:
             return count
+        key = token
+        if ReadMode is FullRead:
+            if ends != NULL:  # a token ends before a line break at or after its end
+                if CodeUnit is uint8_t:
+                    ends[count] = cursor.ends[cursor.index - 1]
+                else:
+                    ends[count] = cursor.pos
+            if stem and length >= STEM_FROM_LENGTH:
+                stemmed = stem_of(&w.stem, token, length, h, prefix)
+                if stemmed == NULL:
+                    return -1
+                key = <const uint8_t *>w.stem.stems.data + stemmed.start
+                length, h, prefix = stemmed.length, stemmed.hash, stemmed.prefix
         if intern:
-            token_id = table_intern(&w.table, token, length, h, prefix)
+            token_id = table_intern(&w.table, key, length, h, prefix)
             if token_id < 0:
                 return -1
         else:
-            token_id = table_find_fast(&w.table, token, length, h, prefix)
+            token_id = table_find_fast(&w.table, key, length, h, prefix)
         out[count] = token_id
         count += 1
 
 
-cdef int64_t read_tokens(Worker *w, const TextRef *text, bint intern, GrowBuffer *out) noexcept nogil:
-    """The ids of one text's tokens into ``out``: interned in the pair's table, or only looked up
-    (-1 when absent). Returns how many, -1 when out of memory."""
+cdef inline int64_t read_text(Worker *w, const TextRef *text, bint intern, bint stem, int32_t *out, int64_t *ends,
+                              ReadMode *mode) noexcept nogil:
+    if text.kind == 1:
+        return read_tokens_of(w, <const uint8_t *>text.data, text.length, intern, stem, out, ends, mode)
+    if text.kind == 2:
+        return read_tokens_of(w, <const uint16_t *>text.data, text.length, intern, stem, out, ends, mode)
+    return read_tokens_of(w, <const uint32_t *>text.data, text.length, intern, stem, out, ends, mode)
+
+
+cdef int64_t read_tokens(Worker *w, const TextRef *text, bint intern, bint stem, GrowBuffer *out,
+                         GrowBuffer *ends) noexcept nogil:
+    """The ids of one text's tokens (Porter-stemmed when ``stem``) into ``out``: interned in the
+    pair's table, or only looked up (-1 when absent); with ``ends`` (not NULL) where each token
+    ends in the text. Returns how many, -1 when out of memory."""
     # a token takes at least one code point
     if not buffer_reserve(&w.token, text.length + 1) or not buffer_reserve(out, text.length + 1):
         return -1
+    cdef PlainRead plain
+    cdef FullRead full
+    if ends == NULL and not stem:
+        return read_text(w, text, intern, False, <int32_t *>out.data, NULL, &plain)
+    if ends != NULL and not buffer_reserve(ends, text.length + 1):
+        return -1
+    return read_text(w, text, intern, stem, <int32_t *>out.data, <int64_t *>ends.data if ends != NULL else NULL,
+                     &full)
+
+
+cdef inline int64_t next_line_break(const TextRef *text, int64_t pos) noexcept nogil:
+    """Index of the first '\\n' at or after pos, text.length when none."""
+    cdef const void *found
+    cdef int64_t i
     if text.kind == 1:
-        return read_tokens_of(w, <const uint8_t *>text.data, text.length, intern, <int32_t *>out.data)
-    if text.kind == 2:
-        return read_tokens_of(w, <const uint16_t *>text.data, text.length, intern, <int32_t *>out.data)
-    return read_tokens_of(w, <const uint32_t *>text.data, text.length, intern, <int32_t *>out.data)
+        found = memchr(<const uint8_t *>text.data + pos, 10, text.length - pos)
+        return text.length if found == NULL else <const uint8_t *>found - <const uint8_t *>text.data
+    for i in range(pos, text.length):
+        if (text.kind == 2 and (<const uint16_t *>text.data)[i] == 10) or (
+                text.kind == 4 and (<const uint32_t *>text.data)[i] == 10):
+            return i
+    return text.length
+
+
+cdef int64_t line_offsets(const TextRef *text, const int64_t *ends, int64_t count, GrowBuffer *out) noexcept nogil:
+    """rouge-score's rougeLsum sentences without sentence splitting, ``text.split("\\n")``, as
+    token offsets into ``out`` (lines without tokens left out: they add nothing to the union LCS);
+    returns how many, -1 when out of memory. Tokens never cross a line break (one separates
+    tokens), so the text's tokens are its lines' tokens one after another."""
+    cdef int64_t *offsets
+    cdef int64_t n = 0, j = 0, pos = 0, line_end
+    if not buffer_reserve(out, count + 2):
+        return -1
+    offsets = <int64_t *>out.data
+    offsets[0] = 0
+    while j < count:
+        line_end = next_line_break(text, pos)
+        while j < count and ends[j] <= line_end:
+            j += 1
+        if j > offsets[n]:
+            n += 1
+            offsets[n] = j
+        pos = line_end + 1
+    return n
+
+
+cdef int64_t lsum_hits(Worker *w, const TextRef *pred, const TextRef *ref, int64_t lp, int64_t lr,
+                       int32_t n_types) noexcept nogil:
+    """rougeLsum's union-LCS hits of the pair read by pair_counts (prediction ids below
+    n_types + 1); -1 when out of memory."""
+    cdef int64_t n_ref_lines = line_offsets(ref, <int64_t *>w.ref_ends.data, lr, &w.ref_sentences)
+    cdef int64_t n_pred_lines = line_offsets(pred, <int64_t *>w.pred_ends.data, lp, &w.pred_sentences)
+    if n_ref_lines < 0 or n_pred_lines < 0 or scratch_fit_vocab(w.lcs, n_types + 1) != 0:
+        return -1
+    if lr == 0 or lp == 0:
+        return 0
+    return union_lcs_hits(<int32_t *>w.ref_ids.data, <int64_t *>w.ref_sentences.data, 0, n_ref_lines,
+                          <int32_t *>w.pred_ids.data, <int64_t *>w.pred_sentences.data, 0, n_pred_lines, w.lcs)
 
 
 cdef int ngram_fit(Worker *w, int64_t n_hyp, int64_t n_ref) noexcept nogil:
@@ -205,9 +392,11 @@ cdef int64_t lcs_of_shared_tokens(Worker *w, int32_t *pred, int64_t lp, int32_t 
 
 
 cdef int pair_counts(Worker *w, const TextRef *pred, const TextRef *ref, int max_order, bint want_lcs,
-                     int64_t *matches, int64_t *lcs, int64_t *n_pred, int64_t *n_ref) noexcept nogil:
-    """Token counts, clipped n-gram matches of orders 1 .. max_order and (want_lcs) the LCS
-    length of one pair; -1 when out of memory."""
+                     bint want_lsum, bint stem, int64_t *matches, int64_t *lcs, int64_t *lsum, int64_t *n_pred,
+                     int64_t *n_ref) noexcept nogil:
+    """Token counts, clipped n-gram matches of orders 1 .. max_order, (want_lcs) the LCS length
+    and (want_lsum) rougeLsum's union-LCS hits over lines of one pair, from one reading of each
+    text (Porter-stemmed when ``stem``); -1 when out of memory."""
     cdef int64_t lr, lp, i
     cdef int32_t n_types
     cdef int32_t *ref_ids
@@ -215,8 +404,8 @@ cdef int pair_counts(Worker *w, const TextRef *pred, const TextRef *ref, int max
     cdef int64_t ref_offsets[2]
     cdef int64_t ref_rows[1]
     table_clear(&w.table)
-    lr = read_tokens(w, ref, True, &w.ref_ids)
-    lp = read_tokens(w, pred, False, &w.pred_ids) if lr >= 0 else -1
+    lr = read_tokens(w, ref, True, stem, &w.ref_ids, &w.ref_ends if want_lsum else NULL)
+    lp = read_tokens(w, pred, False, stem, &w.pred_ids, &w.pred_ends if want_lsum else NULL) if lr >= 0 else -1
     if lp < 0:
         return -1
     n_pred[0] = lp
@@ -224,16 +413,21 @@ cdef int pair_counts(Worker *w, const TextRef *pred, const TextRef *ref, int max
     n_types = <int32_t>w.table.count
     ref_ids = <int32_t *>w.ref_ids.data
     pred_ids = <int32_t *>w.pred_ids.data
-    if max_order > 0:
-        if ngram_fit(w, lp, lr) != 0:
-            return -1
+    if max_order > 0 or want_lsum:
         for i in range(lp):
             if pred_ids[i] < 0:  # one id for every token the reference lacks: no reference n-gram holds it
                 pred_ids[i] = n_types
+    if max_order > 0:
+        if ngram_fit(w, lp, lr) != 0:
+            return -1
         ref_offsets[0] = 0
         ref_offsets[1] = lr
         ref_rows[0] = 0
         clipped_matches(pred_ids, lp, ref_ids, ref_offsets, ref_rows, 1, max_order, matches, w.ngram)
+    if want_lsum:  # before the LCS, which drops one-sided tokens in place
+        lsum[0] = lsum_hits(w, pred, ref, lp, lr, n_types)
+        if lsum[0] < 0:
+            return -1
     if want_lcs:
         lcs[0] = lcs_of_shared_tokens(w, pred_ids, lp, ref_ids, lr, n_types)
         if lcs[0] < 0:
@@ -277,24 +471,28 @@ cdef inline void prefetch_text(const TextRef *text) noexcept nogil:
 
 
 cdef void run_pair(Worker *w, const TextRef *preds, const TextRef *refs, const int64_t[::1] pred_rows,
-                   const int64_t[::1] ref_rows, Py_ssize_t k, int max_order, bint want_lcs, int64_t *matches,
-                   int64_t[::1] lcs, int64_t[::1] n_pred, int64_t[::1] n_ref) noexcept nogil:
+                   const int64_t[::1] ref_rows, Py_ssize_t k, int max_order, bint want_lcs, bint want_lsum,
+                   bint stem, int64_t *matches, int64_t[::1] lcs, int64_t[::1] lsum, int64_t[::1] n_pred,
+                   int64_t[::1] n_ref) noexcept nogil:
     """Pair k into row k of the outputs; n_pred[k] = -1 when out of memory."""
     if k + 1 < pred_rows.shape[0]:  # the next pair, most often this thread's next
         prefetch_text(&preds[pred_rows[k + 1]])
         prefetch_text(&refs[ref_rows[k + 1]])
-    if w == NULL or pair_counts(w, &preds[pred_rows[k]], &refs[ref_rows[k]], max_order, want_lcs,
-                                &matches[k * max_order], &lcs[k], &n_pred[k], &n_ref[k]) != 0:
+    if w == NULL or pair_counts(w, &preds[pred_rows[k]], &refs[ref_rows[k]], max_order, want_lcs, want_lsum, stem,
+                                &matches[k * max_order], &lcs[k], &lsum[k], &n_pred[k], &n_ref[k]) != 0:
         n_pred[k] = -1
 
 
 def rouge_counts(predictions, references, const int64_t[::1] pred_rows not None,
-                 const int64_t[::1] ref_rows not None, int max_order, bint want_lcs, int n_jobs=1):
+                 const int64_t[::1] ref_rows not None, int max_order, bint want_lcs, int n_jobs=1, *,
+                 bint want_lsum=False, bint stem=False):
     """For every k, prediction ``predictions[pred_rows[k]]`` against reference
-    ``references[ref_rows[k]]`` under rouge-score's tokeniser without stemming:
-    ``(matches, lcs, prediction tokens, reference tokens)``, int64 arrays of shapes
-    (K, max_order), (K,), (K,), (K,); matches[k, n - 1] = sum over n-grams of min(count in the
-    prediction, count in the reference); lcs is 0 unless ``want_lcs``. ``predictions`` and
+    ``references[ref_rows[k]]`` under rouge-score's tokeniser (tokens longer than 3 characters
+    Porter-stemmed when ``stem``): ``(matches, lcs, prediction tokens, reference tokens, lsum)``,
+    int64 arrays of shapes (K, max_order), (K,), (K,), (K,), (K,); matches[k, n - 1] = sum over
+    n-grams of min(count in the prediction, count in the reference); lcs is 0 unless
+    ``want_lcs``; lsum (rougeLsum's union-LCS hits over the texts' lines, rouge-score's
+    ``_summary_level_lcs`` numerator) is 0 unless ``want_lsum``. ``predictions`` and
     ``references`` are sequences of str; tuples are read without a copy."""
     if not 0 <= max_order <= MAX_ORDER:
         raise ValueError(f"max_order must be in 0..{MAX_ORDER}, got {max_order}")
@@ -308,13 +506,14 @@ def rouge_counts(predictions, references, const int64_t[::1] pred_rows not None,
     cdef Py_ssize_t K = pred_rows.shape[0], k
     matches_out = np.zeros((K, max_order), dtype=np.int64)
     lcs_out = np.zeros(K, dtype=np.int64)
+    lsum_out = np.zeros(K, dtype=np.int64)
     n_pred_out = np.zeros(K, dtype=np.int64)
     n_ref_out = np.zeros(K, dtype=np.int64)
     if K == 0:
-        return matches_out, lcs_out, n_pred_out, n_ref_out
+        return matches_out, lcs_out, n_pred_out, n_ref_out, lsum_out
     cdef TextRef *preds = <TextRef *>malloc((len(held_preds) + 1) * sizeof(TextRef))
     cdef TextRef *refs = <TextRef *>malloc((len(held_refs) + 1) * sizeof(TextRef))
-    cdef int64_t[::1] lcs_view = lcs_out, n_pred = n_pred_out, n_ref = n_ref_out
+    cdef int64_t[::1] lcs_view = lcs_out, lsum_view = lsum_out, n_pred = n_pred_out, n_ref = n_ref_out
     cdef int64_t *matches = <int64_t *>cnp_data(matches_out)
     cdef int threads = max(1, min(n_jobs, K)), i
     cdef int64_t longest = 0
@@ -331,18 +530,18 @@ def rouge_counts(predictions, references, const int64_t[::1] pred_rows not None,
         if threads == 1:  # no OpenMP region to enter: a few microseconds on a short batch
             with nogil:
                 for k in range(K):
-                    run_pair(workers[0], preds, refs, pred_rows, ref_rows, k, max_order, want_lcs, matches,
-                             lcs_view, n_pred, n_ref)
+                    run_pair(workers[0], preds, refs, pred_rows, ref_rows, k, max_order, want_lcs, want_lsum, stem,
+                             matches, lcs_view, lsum_view, n_pred, n_ref)
         else:
             with nogil, parallel(num_threads=threads):
                 w = workers[openmp.omp_get_thread_num()]
                 for k in prange(K, schedule="guided"):  # big chunks first, single pairs at the end (long texts)
-                    run_pair(w, preds, refs, pred_rows, ref_rows, k, max_order, want_lcs, matches, lcs_view,
-                             n_pred, n_ref)
+                    run_pair(w, preds, refs, pred_rows, ref_rows, k, max_order, want_lcs, want_lsum, stem, matches,
+                             lcs_view, lsum_view, n_pred, n_ref)
         out_of_memory = any_negative(n_pred)
         if out_of_memory:
             raise MemoryError("out of memory in the rouge_raw kernel")
-        return matches_out, lcs_out, n_pred_out, n_ref_out
+        return matches_out, lcs_out, n_pred_out, n_ref_out, lsum_out
     finally:
         if workers != NULL:
             # a worker that ran out of memory may hold half-grown buffers: it is not kept
@@ -354,26 +553,125 @@ def rouge_counts(predictions, references, const int64_t[::1] pred_rows not None,
 
 
 # One pair on the calling thread (compat score()): it keeps the GIL throughout, so one worker
-# serves every Python thread in turn.
+# (and its stem cache) serves every scorer and every Python thread in turn.
 cdef Worker *_pair_worker = NULL
 
 
-def pair_rouge_counts(str target not None, str prediction not None, int max_order, bint want_lcs):
-    """One pair: ``(matches, lcs, target tokens, prediction tokens)``, matches a tuple of the
-    orders 1 .. max_order, lcs -1 unless ``want_lcs``."""
+cdef Worker *pair_worker() except NULL:
     global _pair_worker
-    cdef TextRef texts[2]
-    cdef int64_t matches[MAX_ORDER]
-    cdef int64_t lcs = -1, n_pred = 0, n_ref = 0
-    if not 0 <= max_order <= MAX_ORDER:
-        raise ValueError(f"max_order must be in 0..{MAX_ORDER}, got {max_order}")
     if _pair_worker == NULL:
         _pair_worker = worker_new()
         if _pair_worker == NULL:
             raise MemoryError()
-    read_text_refs((target, prediction), texts, "texts")
-    if pair_counts(_pair_worker, &texts[1], &texts[0], max_order, want_lcs, matches, &lcs, &n_pred, &n_ref) != 0:
-        worker_free(_pair_worker)  # its buffers may be half grown
-        _pair_worker = NULL
-        raise MemoryError()
+    return _pair_worker
+
+
+cdef int pair_failed() except -1:
+    global _pair_worker
+    worker_free(_pair_worker)  # its buffers may be half grown
+    _pair_worker = NULL
+    raise MemoryError()
+
+
+cdef inline void text_ref(str text, TextRef *out) noexcept:
+    qascore_unicode_ready(text)
+    out.kind = qascore_unicode_kind(text)
+    out.data = qascore_unicode_data(text)
+    out.length = qascore_unicode_length(text)
+
+
+def pair_rouge_counts(str target not None, str prediction not None, int max_order, bint want_lcs, *,
+                      bint stem=False):
+    """One pair: ``(matches, lcs, target tokens, prediction tokens)``, matches a tuple of the
+    orders 1 .. max_order, lcs -1 unless ``want_lcs``."""
+    cdef TextRef texts[2]
+    cdef int64_t matches[MAX_ORDER]
+    cdef int64_t lcs = -1, lsum = 0, n_pred = 0, n_ref = 0
+    if not 0 <= max_order <= MAX_ORDER:
+        raise ValueError(f"max_order must be in 0..{MAX_ORDER}, got {max_order}")
+    cdef Worker *w = pair_worker()
+    text_ref(target, &texts[0])
+    text_ref(prediction, &texts[1])
+    if pair_counts(w, &texts[1], &texts[0], max_order, want_lcs, False, stem, matches, &lcs, &lsum, &n_pred,
+                   &n_ref) != 0:
+        pair_failed()
     return tuple([matches[i] for i in range(max_order)]), lcs, n_ref, n_pred
+
+
+cdef enum:
+    ROUGE_L = 0  # codes of PairScorer's types; 1 .. 9 are ROUGE-N orders
+    ROUGE_LSUM = -1
+
+
+@cython.final
+cdef class PairScorer:
+    """rouge-score's ``RougeScorer(types, use_stemmer).score(target, prediction)`` under its
+    default tokeniser (lines as rougeLsum's sentences), whole in C: each text read once (tokens,
+    cached stems, ids), every asked order, the LCS and the union LCS from the same ids, and the
+    result dict of ``score_type`` triples built here. ``codes[t]`` says what ``names[t]`` is: n
+    for rougeN, 0 for rougeL, -1 for rougeLsum. ``zero`` is what rougeL and rougeLsum give when a
+    side has no tokens (rouge-score returns integer zeros there)."""
+
+    cdef tuple names
+    cdef int codes[MAX_TYPES]
+    cdef int n_types, max_order
+    cdef bint want_lcs, want_lsum, stem
+    cdef object score_type, zero
+
+    def __init__(self, tuple names not None, tuple codes not None, bint stem, type score_type not None, zero):
+        cdef int t, code
+        if len(names) != len(codes) or len(names) > MAX_TYPES:
+            raise ValueError(f"names and codes must have the same length, at most {MAX_TYPES}")
+        if not is_tuple_type(score_type):
+            raise TypeError(f"score_type must be a namedtuple class, got {score_type!r}")
+        self.names, self.stem, self.score_type, self.zero = names, stem, score_type, zero
+        self.n_types = len(names)
+        self.max_order = 0
+        self.want_lcs = self.want_lsum = False
+        for t in range(self.n_types):
+            code = codes[t]
+            if not ROUGE_LSUM <= code <= MAX_ORDER:
+                raise ValueError(f"codes[{t}] must be in -1..{MAX_ORDER}, got {code}")
+            self.codes[t] = code
+            self.max_order = max(self.max_order, code)
+            self.want_lcs |= code == ROUGE_L
+            self.want_lsum |= code == ROUGE_LSUM
+
+    def score(self, target, prediction):
+        """``{name: score_type(P, R, F)}`` of ``prediction`` against ``target``."""
+        cdef TextRef texts[2]
+        cdef int64_t matches[MAX_ORDER]
+        cdef int64_t lcs = -1, lsum = 0, n_pred = 0, n_ref = 0, hits, shift
+        cdef double p, r
+        cdef int t, code
+        cdef dict result = {}
+        if not isinstance(target, str):
+            raise TypeError(f"target must be str, got {type(target).__name__}")
+        if not isinstance(prediction, str):
+            raise TypeError(f"prediction must be str, got {type(prediction).__name__}")
+        cdef Worker *w = pair_worker()
+        text_ref(target, &texts[0])
+        text_ref(prediction, &texts[1])
+        if pair_counts(w, &texts[1], &texts[0], self.max_order, self.want_lcs, self.want_lsum, self.stem, matches,
+                       &lcs, &lsum, &n_pred, &n_ref) != 0:
+            pair_failed()
+        for t in range(self.n_types):
+            code = self.codes[t]
+            if code <= ROUGE_L and (n_ref == 0 or n_pred == 0):
+                PyDict_SetItem(result, self.names[t], self.zero)
+                continue
+            hits = lcs if code == ROUGE_L else lsum if code == ROUGE_LSUM else matches[code - 1]
+            shift = code - 1 if code > 0 else 0
+            p = count_ratio(hits, n_pred, shift)
+            r = count_ratio(hits, n_ref, shift)
+            PyDict_SetItem(result, self.names[t], new_triple(self.score_type, p, r, f_gamma(p, r, 1.0)))
+        untrack_row(result, self.score_type)  # ``zero`` too holds numbers only
+        return result
+
+
+def porter_stem_ascii(str word not None):
+    """The compiled Porter stem (kernels/include/qs_porter.h) of a word of lowercase ASCII letters
+    and digits, as the kernel's stemmed tokens get it; the tests hold it to qascore.text.porter."""
+    cdef bytearray buffer = bytearray(word.encode("ascii"))
+    cdef int64_t n = qs_porter_stem(<char *>buffer, len(buffer)) if len(buffer) else 0
+    return buffer[:n].decode("ascii")

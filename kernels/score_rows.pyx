@@ -8,6 +8,7 @@ import numpy as np
 
 cdef extern from "qs_rows.h":
     object qascore_new_triple(object type, double a, double b, double c)
+    void qascore_untrack_row(object row, object type)
 
 cdef enum:
     MAX_TYPES = 16  # rouge1 .. rouge9, rougeL, rougeLsum: 11
@@ -46,5 +47,6 @@ def score_rows(tuple names not None, list columns not None, type score_type not 
         row = {}
         for t in range(n_types):
             row[names[t]] = qascore_new_triple(score_type, p[t][i], r[t][i], f[t][i])
+        qascore_untrack_row(row, score_type)
         rows.append(row)
     return rows

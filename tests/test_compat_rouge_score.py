@@ -22,7 +22,7 @@ from rouge_score import tokenizers as peer_tokenizers
 
 import qascore.compat.rouge_score as package
 from qascore.compat.rouge_score import rouge_scorer, scoring, tokenize, tokenizers
-from qascore.text import RougeTokenizer
+from qascore.text import RougeTokenizer, UnicodeWordTokenizer
 
 ALL_TYPES = [f"rouge{n}" for n in range(1, 10)] + ["rougeL", "rougeLsum"]
 MODULES = ("rouge_scorer", "scoring", "tokenizers", "tokenize")
@@ -401,7 +401,8 @@ def test_pickle_before_and_after_scoring(pickler, kwargs):
 
 def test_vocabulary_limits_are_read_from_the_package(monkeypatch):
     """The scorer reads MAX_VOCABULARY / VOCABULARY_CHECK_PERIOD from the package at run time."""
-    scorer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)  # stemming: the vocabulary route
+    # a qascore tokeniser other than rouge-score's own goes through the scorer's vocabulary
+    scorer = rouge_scorer.RougeScorer(["rouge1"], tokenizer=UnicodeWordTokenizer(use_stemmer=True))
     monkeypatch.setattr(package, "MAX_VOCABULARY", 2)
     monkeypatch.setattr(package, "VOCABULARY_CHECK_PERIOD", 1)
     first = scorer._vocab

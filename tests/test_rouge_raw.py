@@ -193,9 +193,10 @@ def test_workers_kept_between_calls_serve_short_pairs_after_long_ones():
 def test_rougeN_only_and_rougeL_only_calls():
     rows = np.arange(2, dtype=np.int64)
     preds, refs = ["the cat sat", "a b a b"], ["the cat", "b a b a"]
-    matches, lcs, n_p, n_r = rouge_counts(preds, refs, rows, rows, 0, True)
+    matches, lcs, n_p, n_r, lsum = rouge_counts(preds, refs, rows, rows, 0, True)
     assert matches.shape == (2, 0) and lcs.tolist() == [2, 3] and n_p.tolist() == [3, 4] and n_r.tolist() == [2, 4]
-    matches, lcs, _, _ = rouge_counts(preds, refs, rows, rows, 2, False)
+    assert lsum.tolist() == [0, 0]  # not asked for
+    matches, lcs, _, _, _ = rouge_counts(preds, refs, rows, rows, 2, False)
     assert matches.tolist() == [[2, 1], [4, 2]] and lcs.tolist() == [0, 0]
     assert pair_rouge_counts("the cat", "the cat sat", 1, False) == ((2,), -1, 2, 3)
 
@@ -313,3 +314,52 @@ def test_one_pair_union_hits_from_tokens_or_ids_equal_the_readable_backtrack(tar
     assert pair_union_hits_tokens(target, prediction) == expected
     packed = Vocabulary().pack(target + prediction)
     assert pair_union_hits_ids(packed.ids, packed.offsets, len(target)) == expected
+
+
+STEMMER = RougeTokenizer(use_stemmer=True)
+# words whose stems differ from themselves, and lines: stemming and rougeLsum's sentences
+STEM_PIECES = PIECES + ["running", "Runs", "runner", "relational", "ponies", "caresses", "\n\n", ".\n", "hopping",
+                        "generalizations", "\u0130ssues", "skies", "dying"]
+stem_texts = st.lists(st.sampled_from(STEM_PIECES), max_size=30).map(lambda parts: "".join(
+    p + (" " if i % 3 else "") for i, p in enumerate(parts)))
+
+
+def readable_lsum_hits(prediction: str, reference: str, tokenizer) -> int:
+    """rouge-score's rougeLsum hits: lines (empty ones dropped), each tokenised, summary-level LCS."""
+    lines = lambda text: [tokenizer.tokenize(s) for s in text.split("\n") if s]  # noqa: E731
+    return summary_hits(lines(reference), lines(prediction))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.one_of(stem_texts, any_text), st.one_of(stem_texts, any_text)), min_size=1, max_size=5),
+       st.booleans())
+def test_stemmed_counts_and_line_lsum_equal_the_readable_tokenizer(pairs, stem):
+    tokenizer = STEMMER if stem else TOKENIZER
+    predictions, references = [p for p, _ in pairs], [r for _, r in pairs]
+    rows = np.arange(len(pairs), dtype=np.int64)
+    for n_jobs in (1, 2):
+        matches, lcs, n_p, n_r, lsum = rouge_counts(predictions, references, rows, rows, MAX_ORDER, True, n_jobs,
+                                                    want_lsum=True, stem=stem)
+        for k, (p, r) in enumerate(pairs):
+            pt, rt = tokenizer.tokenize(p), tokenizer.tokenize(r)
+            assert [clipped_reference(pt, [rt], n) for n in range(1, MAX_ORDER + 1)] == matches[k].tolist()
+            assert (dp_lcs(pt, rt), len(pt), len(rt)) == (lcs[k], n_p[k], n_r[k])
+            assert lsum[k] == readable_lsum_hits(p, r, tokenizer)
+    for k, (p, r) in enumerate(pairs):
+        assert pair_rouge_counts(r, p, MAX_ORDER, True, stem=stem) == (
+            tuple(matches[k].tolist()), lcs[k], n_r[k], n_p[k])
+
+
+def test_stem_cache_starts_over_when_full_and_stems_stay_right():
+    """More distinct long tokens than a worker's stem cache holds (2**17): it is cleared and
+    refilled, and every token still gets its stem."""
+    words = [f"{a}{b}{c}ations" for a in "abcdefghijklmnopqrstuvwxyz" for b in "bcdfghjklmnpqrstvwxz"
+             for c in range(300)]
+    assert len(set(words)) > 1 << 17
+    reference = " ".join(words)
+    prediction = " ".join(w.replace("ations", "ate") for w in words[::-1])
+    expected = clipped_reference(STEMMER.tokenize(prediction), [STEMMER.tokenize(reference)], 1)
+    assert expected > len(words) // 10  # many stems shared, none of them by the unstemmed words
+    for _ in range(2):  # the second time round the cache holds the last words of the first
+        assert pair_rouge_counts(reference, prediction, 1, False, stem=True) == (
+            (expected,), -1, len(words), len(words))

@@ -89,7 +89,8 @@ def test_rouge_cli_out_of_memory_is_one_line_naming_the_inputs(tmp_path, capsys,
     def no_memory(*args, **kwargs):
         raise MemoryError("out of memory in the rougeLsum kernel")
 
-    monkeypatch.setattr(lexical_rouge, "union_lcs_hits_batch", no_memory)
+    # rouge-score's tokeniser, lines as sentences: rougeLsum comes from the per-pair kernel
+    monkeypatch.setattr(lexical_rouge, "raw_rouge_counts", no_memory)
     p, r = tmp_path / "pred.txt", tmp_path / "ref.txt"
     p.write_text("a b c\n", encoding="utf-8")
     r.write_text("a c\n", encoding="utf-8")

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.stem.porter import PorterStemmer as NltkPorterStemmer
 
+from qascore._kernels.rouge_raw import porter_stem_ascii
 from qascore.text import PorterStemmer, porter_stem
 from test_text_corpus import all_texts
 
@@ -31,12 +32,22 @@ def test_every_token_of_the_shared_data_stems_as_nltk(shared_data):
     assert len(words) > 40000
     mismatches = [(w, porter_stem(w), NLTK.stem(w)) for w in words if porter_stem(w) != NLTK.stem(w)]
     assert mismatches == []
+    # the compiled stemmer of the ROUGE kernel (kernels/include/qs_porter.h) gives the same stems
+    compiled = [(w, porter_stem_ascii(w), NLTK.stem(w)) for w in words if porter_stem_ascii(w) != NLTK.stem(w)]
+    assert compiled == []
 
 
 @settings(max_examples=800, deadline=None)
 @given(_WORDS)
 def test_generated_words_stem_as_nltk(word):
-    assert porter_stem(word) == NLTK.stem(word)
+    assert porter_stem(word) == porter_stem_ascii(word) == NLTK.stem(word)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet="aeiouybcdlmnrstwxz0123456789", max_size=14))
+def test_compiled_stemmer_on_short_words(word):
+    # every length from 0, the letters the measure and the cvc test turn on
+    assert porter_stem_ascii(word) == NLTK.stem(word)
 
 
 @settings(max_examples=500, deadline=None)
@@ -60,7 +71,7 @@ def test_mixed_case_ascii_stems_as_nltk(word):
     ],
 )
 def test_textbook_examples(word, stem):
-    assert porter_stem(word) == stem == NLTK.stem(word)
+    assert porter_stem(word) == porter_stem_ascii(word) == stem == NLTK.stem(word)
 
 
 def test_object_form():

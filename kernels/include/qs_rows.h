@@ -19,7 +19,20 @@ static inline PyObject *qascore_new_triple(PyObject *type, double a, double b, d
     PyTuple_SET_ITEM(t, 0, x);
     PyTuple_SET_ITEM(t, 1, y);
     PyTuple_SET_ITEM(t, 2, z);
+    /* Three floats can be part of no reference cycle: the cycle collector need not see the
+       triple (CPython untracks such plain tuples itself, lazily, one collection later), nor the
+       result dict that holds it (qascore_untrack_row). Rows of a large batch otherwise made every collection scan all rows so far. A
+       type whose instances have a __dict__ could reach anything: it stays tracked. */
+    if (((PyTypeObject *)type)->tp_dictoffset == 0 && PyObject_GC_IsTracked(t))
+        PyObject_GC_UnTrack(t);
     return t;
+}
+
+/* A result dict of str keys and qascore_new_triple values of `type`: untracked like them (a
+   dict re-tracks itself when a value that could be in a cycle is put in later). */
+static inline void qascore_untrack_row(PyObject *row, PyObject *type) {
+    if (((PyTypeObject *)type)->tp_dictoffset == 0 && PyObject_GC_IsTracked(row))
+        PyObject_GC_UnTrack(row);
 }
 
 /* A class whose instances are tuples (a namedtuple class among them): a flag test, cheap enough

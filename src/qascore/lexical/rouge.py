@@ -258,10 +258,11 @@ def _pair_work(predictions: Sequence[str], references: Sequence[str]) -> int:
 
 
 def counts_from_raw_strings(tokenizer) -> bool:
-    """True for rouge-score's tokeniser without stemming: its ROUGE-N / ROUGE-L counts are taken
-    straight from the strings, tokens interned per pair (``kernels/rouge_raw.pyx``), which skips
-    the batch vocabulary and spreads over threads. Other tokenisers encode a batch first."""
-    return type(tokenizer) is RougeTokenizer and not tokenizer.use_stemmer
+    """True for rouge-score's tokeniser (with or without stemming): its counts are taken straight
+    from the strings, tokens interned per pair and stemmed in C with a cache
+    (``kernels/rouge_raw.pyx``), which skips the batch vocabulary and spreads over threads.
+    Other tokenisers encode a batch first."""
+    return type(tokenizer) is RougeTokenizer
 
 
 def _reduce_groups(precision, recall, groups, multi_ref, gamma) -> RougeArrays:
@@ -359,10 +360,14 @@ def rouge(
     # encoder's fixed costs); references are rows len(predictions) .. of the same packed arrays
     vocab = Vocabulary()
     ref_rows = flat_ref_rows + len(predictions)
-    if orders or want_lcs:
-        if counts_from_raw_strings(tok):
-            counts = raw_rouge_counts(predictions, flat_refs, pred_rows, flat_ref_rows, max(orders, default=0),
-                                      want_lcs, threads_for(_pair_work(predictions, flat_refs), jobs))
+    raw = counts_from_raw_strings(tok)
+    # rougeLsum over lines comes from the same reading of each pair as the other types
+    raw_lsum = raw and "rougeLsum" in types and not split_summaries
+    if orders or want_lcs or raw_lsum:
+        if raw:
+            *counts, lsum = raw_rouge_counts(predictions, flat_refs, pred_rows, flat_ref_rows, max(orders, default=0),
+                                             want_lcs, threads_for(_pair_work(predictions, flat_refs), jobs),
+                                             want_lsum=raw_lsum, stem=tok.use_stemmer)
         else:
             counts = _token_counts(max(orders, default=0), want_lcs, pred_rows, ref_rows,
                                    tok.encode_batch([*predictions, *flat_refs], vocab, n_jobs=jobs), jobs)
@@ -371,7 +376,9 @@ def rouge(
             scores.update(_arrays_of_counts(orders, want_lcs, matches, lcs, pred_len, ref_len, gamma))
         else:
             pairs.update(_scores_of_counts(orders, want_lcs, matches, lcs, pred_len, ref_len))
-    if "rougeLsum" in types:
+        if raw_lsum:  # hits are 0 where either side has no tokens, as rouge-score's early 0
+            pairs["rougeLsum"] = (_ratio(lsum, pred_len), _ratio(lsum, ref_len))
+    if "rougeLsum" in types and not raw_lsum:
         texts = [*predictions, *flat_refs]
         sentences = _encode_sentences(texts, tok, vocab, split_summaries, jobs)
         pairs["rougeLsum"] = _lsum_scores(pred_rows, ref_rows, sentences, jobs)

@@ -25,7 +25,7 @@ import numpy as np
 from ..._kernels.prf import pair_score  # rouge-score's P / R / scoring.fmeasure, same bits
 from ..._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tokens, pair_union_hits_ids,
                                     pair_union_hits_tokens)
-from ..._kernels.rouge_raw import pair_rouge_counts
+from ..._kernels.rouge_raw import PairScorer
 from ..._kernels.score_rows import score_rows
 from ...validate import check_texts
 from ...lexical.rouge import _NGRAM_TYPE, counts_from_raw_strings, parse_rouge_types, rouge, split_sentences
@@ -70,10 +70,15 @@ class RougeScorer(scoring.BaseScorer):
         self._max_order = max(self._orders.values(), default=0)
         self._want_lcs = "rougeL" in self._types
         self._whole_text = self._max_order > 0 or self._want_lcs
-        self._from_raw_strings = counts_from_raw_strings(tokenizer)  # no vocabulary needed
         self._reset_encoders()
 
     def _reset_encoders(self) -> None:
+        # rouge-score's own tokeniser, lines as rougeLsum's sentences: the whole pair in C
+        # (one reading of each text for every type, stems cached, the result dict built there)
+        self._pair: PairScorer | None = None
+        if counts_from_raw_strings(self._tokenizer) and not (self._split_summaries and "rougeLsum" in self._types):
+            codes = tuple(self._orders.get(name, -1 if name == "rougeLsum" else 0) for name in self._types)
+            self._pair = PairScorer(self._types, codes, self._tokenizer.use_stemmer, Score, _ZERO)
         # compiled batch encoders (qascore tokenizers) are fed whole pairs; rouge-score style
         # tokenizers with only tokenize() go through token lists
         self._encode = getattr(self._tokenizer, "encode_batch", None)
@@ -82,7 +87,7 @@ class RougeScorer(scoring.BaseScorer):
         self._encodings_until_check = 0
 
     # The vocabulary and the compiled encoders are caches: a pickle holds the settings only.
-    _CACHES = ("_encode", "_vocab", "_pair_encoder", "_encodings_until_check")
+    _CACHES = ("_pair", "_encode", "_vocab", "_pair_encoder", "_encodings_until_check")
 
     def __getstate__(self):
         return {k: v for k, v in self.__dict__.items() if k not in self._CACHES}
@@ -94,15 +99,15 @@ class RougeScorer(scoring.BaseScorer):
     # ------------------------------------------------------------ one pair
     def score(self, target, prediction):
         """Scores of ``prediction`` against ``target`` (target first, as in rouge-score)."""
+        if self._pair is not None:
+            return self._pair.score(target, prediction)
         if not isinstance(target, str):
             raise TypeError(f"target must be str, got {type(target).__name__}")
         if not isinstance(prediction, str):
             raise TypeError(f"prediction must be str, got {type(prediction).__name__}")
         result = {}
         if self._whole_text:
-            if self._from_raw_strings:
-                matches, lcs, lt, lp = pair_rouge_counts(target, prediction, self._max_order, self._want_lcs)
-            elif self._encode is not None:
+            if self._encode is not None:
                 ids, offsets = self._encode_pair([target, prediction])
                 matches, lcs, lt, lp = pair_rouge_counts_ids(ids, offsets, self._max_order, self._want_lcs)
             else:
