@@ -102,9 +102,12 @@ def test_stream_rouge_targets(files):
     from qascore.lexical.rouge import rouge
 
     cli, memory = {}, {}
+    # Every CLI run before any list is read here: a forked child's peak RSS counts the pages it
+    # shared with this process at the fork, so a big parent would inflate the figure.
     for n, (pred, ref) in files.items():
         runs = [run_cli(pred, ref, DATA / f"out_{n}.jsonl") for _ in range(ROUNDS)]
         cli[n] = (min(w for w, _ in runs), max(m for _, m in runs))
+    for n, (pred, ref) in files.items():
         predictions, references = read_lines(pred), read_lines(ref)
         times = []
         for _ in range(ROUNDS):

@@ -390,8 +390,8 @@ class Rouge(Metric):
     The constructor takes :func:`rouge`'s settings. ``score(predictions, references)`` gives the
     columns ``<type>_precision``, ``<type>_recall`` and ``<type>_fmeasure`` of :func:`rouge`;
     ``statistics`` are the sums of those columns and the count; the corpus figures are their
-    means, equal to :meth:`RougeResult.mean` to the last bit for one batch (statistics summed over
-    several batches add the same values in another order, so they can differ in the last bits).
+    correctly rounded means (exact sums), equal to :meth:`RougeResult.mean` to the last bit for one
+    batch or any split of it into batches.
     """
 
     name = "rouge"
