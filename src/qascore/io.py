@@ -11,15 +11,18 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io as _io
+import itertools
 import os
 import sys
 import tempfile
 from pathlib import Path
 from typing import IO, Any
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+import numpy as np
 import orjson
 
+from ._kernels.json_rows import fill_rows
 from .errors import InputFormatError
 
 STDIN = "-"
@@ -57,43 +60,77 @@ def open_text(path) -> IO[str]:
     return open(path, encoding="utf-8-sig", errors="strict", newline="")
 
 
-def _raw_lines(stream) -> Iterator[bytes]:
-    """Lines of a binary stream without their endings; a line ends at LF, CRLF or a lone CR (the
-    universal newlines of Python's text files, so old Mac files are not read as one line). A
-    leading UTF-8 byte-order mark is dropped before (a file holding only a BOM has no line)."""
-    first = True
-    for data in stream:
-        if first:
-            first = False
-            data = data.removeprefix(b"\xef\xbb\xbf")
-            if not data:
-                continue
-        ended = data.endswith(b"\n")
-        body = data[:-1] if ended else data
-        if ended and body.endswith(b"\r"):
-            body = body[:-1]
-        if b"\r" not in body:
-            yield body
-            continue
-        pieces = body.split(b"\r")
-        if not ended and body.endswith(b"\r"):
-            pieces.pop()  # a CR that ends the file ends its last line
-        yield from pieces
+_BLOCK = 1 << 20  # bytes read and decoded at a time: one decode and one split per block, not per line
+
+
+def _read_block(stream) -> bytes:
+    """Up to ``_BLOCK`` bytes, without waiting for a full block from a pipe (``read1``), so a
+    line that has arrived is scored without waiting for the next megabyte."""
+    read = getattr(stream, "read1", stream.read)
+    return read(_BLOCK)
+
+
+def _universal_newlines(data: bytes) -> bytes:
+    """CRLF and lone CR as LF (a CR that ends a block must be held back first: LF may follow)."""
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in data else data
+
+
+def _decode_lines(region: bytes, path, first: int) -> list[str]:
+    """The LF-separated lines of ``region`` (complete lines, endings removed), decoded strictly;
+    an invalid line is named with its number and the byte offset within it."""
+    try:
+        return region.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        pass
+    for offset, line in enumerate(region.split(b"\n")):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputFormatError(display_name(path), first + offset,
+                                   f"invalid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    raise AssertionError("unreachable: the region decoded line by line")  # pragma: no cover
+
+
+def iter_line_blocks(path) -> Iterator[tuple[int, list[str]]]:
+    """(number of the first line, lines) for consecutive blocks of a file's lines, each at most
+    about a megabyte of text: the one line reader (:func:`iter_lines` and :func:`iter_texts` read
+    through it), so memory is bounded by a block whatever the file's size.
+
+    Lines end at LF, CRLF or a lone CR (the universal newlines of Python's text files, so old Mac
+    files are not read as one line); a leading UTF-8 byte-order mark is dropped (a file holding
+    only a BOM has no line). Invalid UTF-8 raises :class:`InputFormatError` naming the line and
+    the byte within it.
+    """
+    lineno = 1
+    with _open_binary(path) as stream:
+        pending, at_end = b"", False
+        while len(pending) < 3 and not at_end:  # enough bytes to see a byte-order mark, which a pipe may split
+            data = _read_block(stream)
+            pending, at_end = pending + data, not data
+        pending = pending.removeprefix(b"\xef\xbb\xbf")
+        while True:
+            if at_end:  # what is left is the last line(s); a final CR or LF ends the last one
+                pending = _universal_newlines(pending)
+                if pending:
+                    yield lineno, _decode_lines(pending.removesuffix(b"\n"), path, lineno)
+                return
+            # the complete lines at hand go out before the next read, which may wait on a pipe
+            held = b"\r" if pending.endswith(b"\r") else b""  # its LF may start the next block
+            pending = _universal_newlines(pending[:-1] if held else pending)
+            cut = pending.rfind(b"\n")
+            if cut >= 0:
+                lines = _decode_lines(pending[:cut], path, lineno)
+                yield lineno, lines
+                lineno += len(lines)
+                pending = pending[cut + 1:]
+            data = _read_block(stream)
+            pending, at_end = pending + held + data, not data
 
 
 def iter_lines(path) -> Iterator[tuple[int, str]]:
-    """Yield (line number, line without its ending); a leading BOM is dropped.
-
-    Lines end at LF, CRLF or a lone CR. Invalid UTF-8 raises :class:`InputFormatError` naming the
-    line and byte.
-    """
-    name = display_name(path)
-    with _open_binary(path) as stream:
-        for lineno, data in enumerate(_raw_lines(stream), 1):
-            try:
-                yield lineno, data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputFormatError(name, lineno, f"invalid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    """Yield (line number, line without its ending) (see :func:`iter_line_blocks`)."""
+    for first, lines in iter_line_blocks(path):
+        yield from enumerate(lines, first)
 
 
 def parse_json(text: str | bytes, path, lineno: int | None) -> Any:
@@ -176,8 +213,8 @@ def iter_texts(path, fmt: str = "auto", field: str = "0", *, tsv_header: bool | 
     fmt = guess_format(path) if fmt == "auto" else fmt
     name = display_name(path)
     if fmt == "lines":
-        for _, line in iter_lines(path):
-            yield line
+        for _, lines in iter_line_blocks(path):
+            yield from lines
         return
     if fmt == "jsonl":
         types = (str, list) if allow_lists else str
@@ -204,15 +241,36 @@ def iter_texts(path, fmt: str = "auto", field: str = "0", *, tsv_header: bool | 
 
 def chunked(items: Iterable, size: int) -> Iterator[list]:
     """Consecutive lists of at most ``size`` items (the last may be shorter; none is empty)."""
-    if size < 1:
-        raise ValueError(f"chunk size must be >= 1, got {size}")
-    chunk: list = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
+    check_chunk_size(size)
+    iterator = iter(items)
+    while chunk := list(itertools.islice(iterator, size)):
+        yield chunk
+
+
+def check_chunk_size(size: int) -> int:
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"chunk size must be an integer >= 1, got {size!r}")
+    return size
+
+
+def aligned_chunks(streams: Sequence[Iterable], paths: Sequence, size: int) -> Iterator[list[list]]:
+    """Consecutive chunks of aligned inputs: one list per stream, all of one length, at most
+    ``size`` each; only one chunk is held at a time. Streams of different lengths raise
+    ``ValueError("A has N examples but B has M")`` once the shorter one ends (the longer is read
+    to its end, without keeping it, to count it)."""
+    check_chunk_size(size)
+    iterators = [iter(stream) for stream in streams]
+    done = 0
+    while True:
+        chunk = [list(itertools.islice(iterator, size)) for iterator in iterators]
+        n = len(chunk[0])
+        if any(len(part) != n for part in chunk):
+            counts = [done + len(part) + sum(1 for _ in iterator) for part, iterator in zip(chunk, iterators)]
+            other = next(j for j, count in enumerate(counts) if count != counts[0])
+            raise ValueError(f"{paths[0]} has {counts[0]} examples but {paths[other]} has {counts[other]}")
+        if not n:
+            return
+        done += n
         yield chunk
 
 
@@ -226,6 +284,47 @@ def write_jsonl(records: Iterable[Any], out: IO[str]) -> None:
     for record in records:
         out.write(dumps(record))
         out.write("\n")
+
+
+def number_rows(record: Mapping[str, Any], end: bytes = b"\n") -> bytes:
+    """One JSON object per example, each followed by ``end``, from a record whose leaves are 1-D
+    numpy arrays of numbers (one entry per example; nested mappings nest objects): byte for byte
+    ``orjson.dumps`` of each example's dict, built in one compiled pass without the dicts."""
+    pieces: list[bytes] = []
+    columns: list[bytes] = []
+    pieces.append(_object_template(record, b"", pieces, columns) + end)
+    return fill_rows(pieces, columns)
+
+
+def _object_template(mapping: Mapping[str, Any], text: bytes, pieces: list[bytes], columns: list[bytes]) -> bytes:
+    """Append to ``pieces`` the JSON text before each leaf of ``mapping`` and to ``columns`` each
+    leaf's JSON array; return the text after the last leaf. (A module function, not a recursive
+    closure: a closure's reference cycle would keep a chunk's columns alive until the next
+    garbage collection.)"""
+    text += b"{"
+    for i, (key, value) in enumerate(mapping.items()):
+        text += (b"," if i else b"") + orjson.dumps(key) + b":"
+        if isinstance(value, Mapping):
+            text = _object_template(value, text, pieces, columns)
+            continue
+        array = np.asarray(value)
+        if array.ndim != 1 or array.dtype.kind not in "biuf":
+            raise TypeError(f"number_rows: {key!r} must be a 1-D numeric array, got {array.dtype} {array.shape}")
+        pieces.append(text)
+        columns.append(orjson.dumps(np.ascontiguousarray(array), option=_JSON_OPTIONS))
+        text = b""
+    return text + b"}"
+
+
+def write_bytes(out: IO[str], data: bytes) -> None:
+    """UTF-8 ``data`` to a text stream from :func:`open_output`, straight to its byte buffer when
+    it has one (no decode and re-encode of a chunk of rows)."""
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.write(data.decode("utf-8"))
+        return
+    out.flush()
+    buffer.write(data)
 
 
 @contextlib.contextmanager

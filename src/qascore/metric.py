@@ -10,8 +10,9 @@ torchmetrics' ``update`` / ``compute``:
 * ``signature()``: every setting that produced a number, so it can be reproduced.
 
 ``corpus_score(batch)`` equals ``update(batch); compute()`` and equals updating with any split
-of the batch into parts (statistics add exactly: integer counts, or float sums whose order is
-fixed by the split, so corpus figures of float means can differ in the last bits between splits).
+of the batch into parts, bit for bit: statistics add exactly (integer counts, or the exact sums of
+:class:`ExactSum` for means of float scores), so a corpus streamed in batches of any size scores
+the same as in one call, in memory bounded by a batch.
 A subclass defines ``name``, ``settings()``, ``score()``, ``statistics()`` and ``aggregate()``.
 """
 from __future__ import annotations
@@ -124,7 +125,10 @@ class Metric(ABC):
     _state: Statistics | None = None
 
     def update(self, *batch: Any) -> None:
-        stats = self.statistics(*batch)
+        self.accumulate(self.statistics(*batch))
+
+    def accumulate(self, stats: Statistics) -> None:
+        """Add statistics computed elsewhere (e.g. from scores a caller also writes out) to the state."""
         self._state = stats if self._state is None else self._state + stats
 
     def compute(self) -> CorpusScore:
@@ -140,12 +144,71 @@ class Metric(ABC):
         return f"{type(self).__name__}({args})"
 
 
+class ExactSum:
+    """The exact sum of float64 values, kept as an integer count of ``2**-SCALE`` (every finite
+    double is a whole number of those). Sums of any split of the values add to the same number,
+    so a mean streamed over batches equals the one-shot mean bit for bit, whatever the chunk
+    size; ``mean(n)`` is the correctly rounded mean. Non-finite values are summed apart as floats
+    and, when present, are the result (NaN or an infinity)."""
+
+    __slots__ = ("units", "special")
+    SCALE = 1074 + 53  # the smallest double is 2**-1074; a 53-bit integer mantissa adds 53 bits
+    _BLOCK = 1 << 24  # bincount adds 27-bit halves of mantissas as doubles: exact below 2**53 a bin
+
+    def __init__(self, units: int = 0, special: float | None = None) -> None:
+        self.units, self.special = units, special
+
+    @classmethod
+    def of(cls, values) -> ExactSum:
+        x = np.asarray(values, dtype=np.float64).ravel()
+        finite = np.isfinite(x)
+        special = None
+        if not finite.all():
+            special, x = float(np.sum(x[~finite])), x[finite]
+        units = 0
+        for start in range(0, len(x), cls._BLOCK):
+            fraction, exponent = np.frexp(x[start:start + cls._BLOCK])
+            mantissa = (fraction * 2.0 ** 53).astype(np.int64)  # exact: |fraction| < 1
+            shift = exponent.astype(np.int64) + 1074  # x = mantissa * 2**(shift - SCALE), shift >= 1
+            high = np.bincount(shift, weights=mantissa >> 26)
+            low = np.bincount(shift, weights=mantissa & ((1 << 26) - 1))
+            for b in np.flatnonzero(high != 0) if len(high) else ():
+                units += int(high[b]) << (26 + int(b))
+            for b in np.flatnonzero(low != 0) if len(low) else ():
+                units += int(low[b]) << int(b)
+        return cls(units, special)
+
+    def __add__(self, other: ExactSum) -> ExactSum:
+        if not isinstance(other, ExactSum):
+            return NotImplemented
+        special = self.special if other.special is None else other.special if self.special is None \
+            else self.special + other.special
+        return ExactSum(self.units + other.units, special)
+
+    def __float__(self) -> float:
+        return self.special if self.special is not None else self.units / (1 << self.SCALE)
+
+    def mean(self, n: int) -> float:
+        """The sum over ``n``, rounded once (0.0 for ``n == 0``, never NaN)."""
+        if not n:
+            return 0.0
+        return self.special if self.special is not None else self.units / (n << self.SCALE)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ExactSum) and (self.units, self.special) == (other.units, other.special)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ExactSum({float(self)!r})"
+
+
 def mean_statistics(columns: Mapping[str, np.ndarray], n: int) -> Statistics:
-    """Statistics of metrics whose corpus figure is the mean of per-example values."""
-    return Statistics({k: float(np.sum(v, dtype=np.float64)) for k, v in columns.items()}, n)
+    """Statistics of metrics whose corpus figure is the mean of per-example values: exact sums, so
+    any split of a corpus into batches gives the same figures."""
+    return Statistics({k: ExactSum.of(v) for k, v in columns.items()}, n)
 
 
 def mean_values(statistics: Statistics) -> dict[str, float]:
-    """The means of :func:`mean_statistics` sums (0.0 for an empty corpus, never NaN)."""
-    n = statistics.n
-    return {k: (float(v) / n if n else 0.0) for k, v in statistics.sums.items()}
+    """The correctly rounded means of :func:`mean_statistics` sums (0.0 for an empty corpus, never NaN)."""
+    return {k: v.mean(statistics.n) for k, v in statistics.sums.items()}

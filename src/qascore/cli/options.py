@@ -71,17 +71,25 @@ def add_progress(parser) -> None:
     group.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
 
 
-def show_progress(args, n_items: int, threshold: int = 50_000) -> bool:
-    """``--progress`` / ``--no-progress``, else a bar for long inputs on an interactive stderr."""
+def add_chunk_size(parser, default: int) -> None:
+    parser.add_argument("--chunk-size", type=int, default=default, metavar="N",
+                        help=f"examples read, scored and written at a time (default {default}); memory is bounded "
+                             "by a chunk, not by the input")
+
+
+def show_progress(args, n_items: int | None, threshold: int = 50_000) -> bool:
+    """``--progress`` / ``--no-progress``, else a bar for long inputs (any streamed input, whose
+    length is not known in advance: ``None``) on an interactive stderr."""
     if args.progress is not None:
         return bool(args.progress)
-    return n_items >= threshold and sys.stderr.isatty()
+    return (n_items is None or n_items >= threshold) and sys.stderr.isatty()
 
 
 class ProgressBar:
-    """A one-line bar on stderr, redrawn per chunk of examples."""
+    """A one-line bar on stderr, redrawn per chunk of examples; a count alone for a streamed input
+    (``total=None``), ended by :meth:`close`."""
 
-    def __init__(self, total: int, enabled: bool, label: str, stream=None) -> None:
+    def __init__(self, total: int | None, enabled: bool, label: str, stream=None) -> None:
         self.total, self.done, self.enabled, self.label = total, 0, enabled, label
         self.stream = stream if stream is not None else sys.stderr
 
@@ -89,12 +97,22 @@ class ProgressBar:
         if not self.enabled:
             return
         self.done += n
+        if self.total is None:
+            self.stream.write(f"\r{self.label} {self.done} examples")
+            self.stream.flush()
+            return
         width = 30
         filled = width * self.done // max(self.total, 1)
         self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}")
         if self.done >= self.total:
             self.stream.write("\n")
         self.stream.flush()
+
+    def close(self) -> None:
+        """End a streamed count's line (a bar with a total ends itself)."""
+        if self.enabled and self.total is None and self.done:
+            self.stream.write("\n")
+            self.stream.flush()
 
 
 def add_hidden_alias(parser, *flags: str, dest: str, **kwargs) -> None:

@@ -11,26 +11,31 @@ Inputs, one example per line, aligned by line order (read by :func:`qascore.io.i
 
 Output: the aggregate (mean P/R/F per type) as a text table, one JSON document (``--json``) or
 JSON lines (``--jsonl``), optionally every example's scores (``--per-example``), and the
-signature. Long inputs show a progress bar on stderr.
+signature. Long inputs show a progress count on stderr.
+
+Streamed: the inputs are read, scored and written ``--chunk-size`` examples at a time (per-example
+rows are flushed per chunk; the aggregate comes from exact sums, so it does not depend on the chunk
+size), so memory is bounded by a chunk, not by the input.
 """
 from __future__ import annotations
 
+import tempfile
 
 import numpy as np
 
-from ..io import STDIN, display_name, dumps, iter_texts, open_output, write_jsonl
-from ..lexical.rouge import MULTI_REF_MODES, Rouge, RougeArrays, RougeResult, parse_rouge_types, rouge
+from ..io import (STDIN, aligned_chunks, display_name, dumps, iter_texts, number_rows, open_output,
+                  write_bytes)
+from ..lexical.rouge import MULTI_REF_MODES, Rouge, RougeResult, parse_rouge_types
 from . import options
 
-_CHUNK = 20_000  # examples scored per kernel call; the progress bar advances per chunk
+CHUNK_SIZE = 20_000  # examples read, scored and written at a time (--chunk-size)
 # The old ``--output-format`` values, accepted as a hidden alias of --json / --jsonl.
 _OLD_OUTPUT_FORMATS = {"table": "text", "jsonl": "jsonl"}
+_FIGURES = ("precision", "recall", "fmeasure")
 
 
-def _merge_reference_files(streams: list[list], paths: list[str], n_predictions: int, pred_path: str) -> list:
-    for stream, path in zip(streams, paths):
-        if len(stream) != n_predictions:
-            raise ValueError(f"{pred_path} has {n_predictions} examples but {path} has {len(stream)}")
+def merge_references(streams: list[list]) -> list:
+    """One reference (or list of references) per example from the chunks of several reference files."""
     if len(streams) == 1:
         return streams[0]
     merged = []
@@ -42,43 +47,53 @@ def _merge_reference_files(streams: list[list], paths: list[str], n_predictions:
     return merged
 
 
-def score_in_chunks(predictions, references, progress: options.ProgressBar, **settings) -> RougeResult:
-    """:func:`rouge` chunk by chunk, so the bar moves; the arrays are concatenated in order."""
-    parts = []
-    for start in range(0, len(predictions), _CHUNK) or [0]:
-        stop = start + _CHUNK
-        parts.append(rouge(predictions[start:stop], references[start:stop], **settings))
-        progress.advance(len(predictions[start:stop]))
-    figures = ("precision", "recall", "fmeasure")
-    scores = {name: RougeArrays(*(np.concatenate([getattr(p[name], f) for p in parts]) for f in figures))
-              for name in parts[0]}
-    return RougeResult(scores, parts[0].signature, len(predictions))
+def example_rows(result: RougeResult, start: int, end: bytes = b"\n") -> bytes:
+    """The per-example JSON objects of a batch whose first example is ``start``, each followed by
+    ``end``: ``{"index": i, "<type>": {"precision": p, "recall": r, "fmeasure": f}, ...}``."""
+    record = {"index": np.arange(start, start + result.n_predictions, dtype=np.int64),
+              **{name: {f: getattr(arrays, f) for f in _FIGURES} for name, arrays in result.items()}}
+    return number_rows(record, end)
 
 
-def _example_records(result: RougeResult):
-    columns = {name: (a.precision.tolist(), a.recall.tolist(), a.fmeasure.tolist()) for name, a in result.items()}
-    for i in range(result.n_predictions):
-        yield {"index": i, **{name: {"precision": p[i], "recall": r[i], "fmeasure": f[i]}
-                              for name, (p, r, f) in columns.items()}}
+class Report:
+    """The output of one format written as the batches are scored: per-example rows per batch
+    (flushed, so a pipe downstream starts at once), the aggregate at the end. The JSON document
+    names the aggregate before its examples, so its examples wait in a temporary file, not in
+    memory."""
 
+    def __init__(self, out, output_format: str, per_example: bool) -> None:
+        self.out, self.format, self.per_example, self.n = out, output_format, per_example, 0
+        self.spool = tempfile.TemporaryFile() if output_format == "json" and per_example else None
 
-def _summary(result: RougeResult) -> dict:
-    return {"aggregate": result.mean(), "n": result.n_predictions, "signature": result.signature}
+    def add(self, result: RougeResult) -> None:
+        if self.per_example:
+            if self.format == "jsonl":
+                write_bytes(self.out, example_rows(result, self.n))
+            elif self.format == "json":
+                assert self.spool is not None
+                self.spool.write((b"," if self.n else b"") + example_rows(result, self.n, b",")[:-1])
+            else:
+                self.out.write((Rouge.table_header(list(result)) if not self.n else "")
+                               + Rouge.table_rows(result, self.n))
+            self.out.flush()
+        self.n += result.n_predictions
 
-
-def write_result(result: RougeResult, output_format: str, per_example: bool, out) -> None:
-    """The text table, one JSON document (``examples`` with ``per_example``), or JSON lines
-    (records with ``per_example``, then the aggregate line)."""
-    if output_format == "json":
-        document = _summary(result)
-        if per_example:
-            document["examples"] = list(_example_records(result))
-        out.write(dumps(document) + "\n")
-    elif output_format == "jsonl":
-        write_jsonl(_example_records(result) if per_example else (), out)
-        write_jsonl([_summary(result)], out)
-    else:
-        out.write(Rouge.table(result, per_example))
+    def finish(self, means: dict, signature: str) -> None:
+        summary = {"aggregate": means, "n": self.n, "signature": signature}
+        if self.format == "json":
+            if self.spool is None:
+                self.out.write(dumps(summary) + "\n")
+                return
+            self.out.write(dumps(summary)[:-1] + ',"examples":[')
+            self.spool.seek(0)
+            while block := self.spool.read(1 << 20):
+                write_bytes(self.out, block)
+            self.out.write("]}\n")
+            self.spool.close()
+        elif self.format == "jsonl":
+            self.out.write(dumps(summary) + "\n")
+        else:
+            self.out.write(("\n" if self.per_example else "") + Rouge.table_summary(means, self.n, signature))
 
 
 def _check_stdin(predictions: str, references: list[str]) -> None:
@@ -91,18 +106,26 @@ def run(args) -> int:
     if args.old_output_format is not None:
         args.output_format = _OLD_OUTPUT_FORMATS[args.old_output_format]
     _check_stdin(args.predictions, args.references)
-    predictions = list(iter_texts(args.predictions, args.format, args.pred_field, tsv_header=args.tsv_header))
-    if not predictions:  # a mean over nothing would print 0.0 as if it were a score
-        raise ValueError(f"{display_name(args.predictions)}: no prediction to score (the file is empty)")
-    streams = [list(iter_texts(p, args.format, args.ref_field, tsv_header=args.tsv_header, allow_lists=True))
-               for p in args.references]
-    references = _merge_reference_files(streams, args.references, len(predictions), args.predictions)
-    progress = options.ProgressBar(len(predictions), options.show_progress(args, len(predictions)), "rouge")
-    result = score_in_chunks(predictions, references, progress, rouge_types=types, use_stemmer=args.stem,
-                             tokenizer=args.tokenizer, multi_ref=args.multi_ref, gamma=args.gamma,
-                             split_summaries=args.split_summaries, n_jobs=args.n_jobs)
+    metric = Rouge(types, use_stemmer=args.stem, tokenizer=args.tokenizer, multi_ref=args.multi_ref,
+                   gamma=args.gamma, split_summaries=args.split_summaries, n_jobs=args.n_jobs)
+    streams = [iter_texts(args.predictions, args.format, args.pred_field, tsv_header=args.tsv_header)]
+    streams += [iter_texts(p, args.format, args.ref_field, tsv_header=args.tsv_header, allow_lists=True)
+                for p in args.references]
+    progress = options.ProgressBar(None, options.show_progress(args, None), "rouge")
     with open_output(args.output) as out:
-        write_result(result, args.output_format, args.per_example, out)
+        report = Report(out, args.output_format, args.per_example)
+        for predictions, *references in aligned_chunks(streams, [args.predictions, *args.references],
+                                                       args.chunk_size):
+            result = metric.result(predictions, merge_references(references))
+            metric.accumulate(Rouge.result_statistics(result))
+            report.add(result)
+            progress.advance(result.n_predictions)
+        progress.close()
+        if not report.n:  # a mean over nothing would print 0.0 as if it were a score
+            raise ValueError(f"{display_name(args.predictions)}: no prediction to score (the file is empty)")
+        corpus = metric.compute()
+        means = {name: {f: corpus[f"{name}_{f}"] for f in _FIGURES} for name in types}
+        report.finish(means, corpus.signature)
     return 0
 
 
@@ -126,6 +149,7 @@ def register(p) -> None:
     p.add_argument("--split-summaries", action="store_true",
                    help="rougeLsum sentences by nltk.sent_tokenize, not newlines")
     options.add_n_jobs(p)
+    options.add_chunk_size(p, CHUNK_SIZE)
     options.add_progress(p)
     options.add_output(p)
     options.add_hidden_alias(p, "--output-format", dest="old_output_format", choices=tuple(_OLD_OUTPUT_FORMATS),

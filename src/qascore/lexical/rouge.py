@@ -27,7 +27,7 @@ from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
 from .._kernels.text_encode import first_non_str
 from .._parallel import pool_threads, resolve_n_jobs, threads_for
 from ..validate import check_choice, check_flag, check_same_length, check_weight
-from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics, mean_values
+from ..metric import CorpusScore, ExampleScores, ExactSum, Metric, Statistics, mean_statistics, mean_values
 from ..signature import make_signature
 from ..text import PackedTokens, RougeTokenizer, Vocabulary, get_tokenizer
 from ..text.tokenizers import check_texts
@@ -77,10 +77,10 @@ class RougeArrays:
     fmeasure: np.ndarray
 
     def mean(self) -> dict[str, float]:
-        """Plain mean over the batch (0.0 for an empty batch)."""
-        if len(self.precision) == 0:
-            return {"precision": 0.0, "recall": 0.0, "fmeasure": 0.0}
-        return {name: float(np.mean(getattr(self, name))) for name in ("precision", "recall", "fmeasure")}
+        """Mean over the batch, correctly rounded from the exact sum (:class:`~qascore.metric.ExactSum`,
+        so streamed batches give the same bits; 0.0 for an empty batch)."""
+        n = len(self.precision)
+        return {name: ExactSum.of(getattr(self, name)).mean(n) for name in ("precision", "recall", "fmeasure")}
 
 
 @dataclass(frozen=True)
@@ -398,8 +398,8 @@ class Rouge(Metric):
     The constructor takes :func:`rouge`'s settings. ``score(predictions, references)`` gives the
     columns ``<type>_precision``, ``<type>_recall`` and ``<type>_fmeasure`` of :func:`rouge`;
     ``statistics`` are the sums of those columns and the count; the corpus figures are their
-    means, equal to :meth:`RougeResult.mean` to the last bit for one batch (statistics summed over
-    several batches add the same values in another order, so they can differ in the last bits).
+    correctly rounded means (exact sums), equal to :meth:`RougeResult.mean` to the last bit for one
+    batch or any split of it into batches.
     """
 
     name = "rouge"
@@ -437,8 +437,13 @@ class Rouge(Metric):
         return ExampleScores(self.name, self.columns(result), result.signature)
 
     def statistics(self, predictions, references) -> Statistics:
-        result = self.result(predictions, references)
-        return mean_statistics(self.columns(result), result.n_predictions)
+        return self.result_statistics(self.result(predictions, references))
+
+    @classmethod
+    def result_statistics(cls, result: RougeResult) -> Statistics:
+        """The statistics of a batch already scored (so a caller that writes the per-example scores
+        too, like the CLI, scores each batch once)."""
+        return mean_statistics(cls.columns(result), result.n_predictions)
 
     def aggregate(self, statistics: Statistics) -> CorpusScore:
         return CorpusScore(self.name, mean_values(statistics), statistics.n, self._signature)
@@ -447,15 +452,25 @@ class Rouge(Metric):
     def table(result: RougeResult, per_example: bool = False) -> str:
         """A text report: every example's F per type (with ``per_example``), then mean P / R / F per
         type and the signature."""
-        lines = []
-        if per_example:
-            names = list(result)
-            lines.append("index\t" + "\t".join(f"{n}_F" for n in names))
-            columns = [result[n].fmeasure.tolist() for n in names]
-            lines.extend(f"{i}\t" + "\t".join(f"{c[i]:.5f}" for c in columns) for i in range(result.n_predictions))
-            lines.append("")
-        lines.append(f"{'type':<10} {'precision':>10} {'recall':>10} {'F':>10}   (mean over {result.n_predictions})")
-        for name, mean in result.mean().items():
+        rows = Rouge.table_header(list(result)) + Rouge.table_rows(result, 0) + "\n" if per_example else ""
+        return rows + Rouge.table_summary(result.mean(), result.n_predictions, result.signature)
+
+    @staticmethod
+    def table_header(rouge_types) -> str:
+        return "index\t" + "\t".join(f"{n}_F" for n in rouge_types) + "\n"
+
+    @staticmethod
+    def table_rows(result: RougeResult, start: int) -> str:
+        """The per-example lines of :meth:`table` for a batch whose first example is ``start``."""
+        columns = [result[n].fmeasure.tolist() for n in result]
+        return "".join(f"{start + i}\t" + "\t".join(f"{c[i]:.5f}" for c in columns) + "\n"
+                       for i in range(result.n_predictions))
+
+    @staticmethod
+    def table_summary(means: Mapping[str, Mapping[str, float]], n: int, signature: str) -> str:
+        """Mean P / R / F per type over ``n`` examples and the signature (the end of :meth:`table`)."""
+        lines = [f"{'type':<10} {'precision':>10} {'recall':>10} {'F':>10}   (mean over {n})"]
+        for name, mean in means.items():
             lines.append(f"{name:<10} {mean['precision']:>10.5f} {mean['recall']:>10.5f} {mean['fmeasure']:>10.5f}")
-        lines.append(f"signature: {result.signature}")
+        lines.append(f"signature: {signature}")
         return "\n".join(lines) + "\n"

@@ -8,7 +8,8 @@ the length allowance). Per-question scores are :func:`~qascore.nuggets.official.
 The run's score is the mean over **every question of the key**: a question the run never answers
 scores 0, as in the official scripts. So batches should split the questions (a question in two
 batches would count twice), and ``corpus_score`` of all questions at once equals
-:func:`~qascore.nuggets.official.score_run`'s ``mean`` (streamed sums may differ in the last bits).
+:func:`~qascore.nuggets.official.score_run`'s ``mean`` (up to the last bit: the sums here are
+exact, so any split of the questions gives the same bits).
 """
 from __future__ import annotations
 
