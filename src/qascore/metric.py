@@ -17,6 +17,8 @@ A subclass defines ``name``, ``settings()``, ``score()``, ``statistics()`` and `
 """
 from __future__ import annotations
 
+import math
+
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -186,13 +188,22 @@ class ExactSum:
         return ExactSum(self.units + other.units, special)
 
     def __float__(self) -> float:
-        return self.special if self.special is not None else self.units / (1 << self.SCALE)
+        return self.special if self.special is not None else self._rounded(self.units, 1 << self.SCALE)
 
     def mean(self, n: int) -> float:
         """The sum over ``n``, rounded once (0.0 for ``n == 0``, never NaN)."""
         if not n:
             return 0.0
-        return self.special if self.special is not None else self.units / (n << self.SCALE)
+        return self.special if self.special is not None else self._rounded(self.units, n << self.SCALE)
+
+    @staticmethod
+    def _rounded(units: int, divisor: int) -> float:
+        """``units / divisor`` rounded to a double; beyond the largest double, an infinity (as IEEE
+        rounding of the exact value gives), not Python's OverflowError."""
+        try:
+            return units / divisor
+        except OverflowError:
+            return math.inf if units > 0 else -math.inf
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ExactSum) and (self.units, self.special) == (other.units, other.special)
