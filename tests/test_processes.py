@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import qascore
 from qascore import _parallel, stats
 from qascore.ava import Ava
 from qascore.compat import sacrebleu
@@ -39,7 +40,7 @@ cloudpickle = pytest.importorskip("cloudpickle")
 
 TIMEOUT = 300  # seconds a pool may take; a hang fails the test after this long
 DEMO = resources.files("qascore") / "demo_data"
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(qascore.__file__).resolve().parents[1]  # the qascore this test imported (installed in CI)
 HAS_ONNX = all(importlib.util.find_spec(m) for m in ("onnx", "onnxruntime", "tokenizers"))
 
 

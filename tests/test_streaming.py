@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import qascore
 from qascore import io
 from qascore.cli import main
 from qascore.cli import rouge as cli_rouge
@@ -23,7 +24,7 @@ from qascore.lexical import Rouge
 from qascore.lexical.rouge import rouge
 from qascore.metric import ExactSum
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(qascore.__file__).resolve().parents[1]  # the qascore this test imported (installed in CI)
 WORDS = "the cat sat on a mat hello world there nothing at all of".split()
 
 
