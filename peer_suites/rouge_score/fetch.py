@@ -36,10 +36,10 @@ def download(cache: Path = CACHE_DIR / "rouge_score") -> Path:
     archive = cache / SDIST
     if not archive.is_file():
         cache.mkdir(parents=True, exist_ok=True)
-        # --no-build-isolation: pip prepares the sdist's metadata with the setuptools already
-        # installed instead of fetching build dependencies as sources too
+        # --no-binary for rouge-score alone: pip prepares the sdist's metadata in an isolated build
+        # environment whose setuptools and wheel come as wheels (a fresh venv has no wheel package)
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--no-build-isolation",
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", "rouge-score",
              "--dest", str(cache), f"rouge-score=={VERSION}"],
             check=True,
         )
