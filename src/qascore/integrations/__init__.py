@@ -1,0 +1,3 @@
+"""Scoring beyond one process: Ray Datasets (:mod:`qascore.integrations.ray`) and Spark DataFrames
+(:mod:`qascore.integrations.spark`), both on the column contract of
+:mod:`qascore.integrations.batches`. Each adapter imports its framework only when called."""
