@@ -248,3 +248,118 @@ def test_report_writes_nothing_for_an_empty_input(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.out == "" and "no prediction to score" in captured.err
     assert cli_rouge.CHUNK_SIZE >= 1000
+
+
+# -- ava score ----------------------------------------------------------------------------------
+
+AVA_DEMO = SRC / "qascore" / "demo_data" / "ava_demo.jsonl"
+
+
+def ava_records(n: int) -> list[dict]:
+    """``n`` JSONL triple records: the demo's, each candidate numbered so that no two score alike."""
+    demo = [orjson.loads(line) for line in AVA_DEMO.read_bytes().splitlines()]
+    return [{**demo[i % len(demo)], "candidate": f"{demo[i % len(demo)]['candidate']} {i}"} for i in range(n)]
+
+
+def ava_input(tmp_path, n: int) -> Path:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in ava_records(n)))
+    return path
+
+
+def ava_output(capsysbinary, *argv) -> bytes:
+    assert main(["ava", "score", "--model", "linear", *argv]) == 0
+    return capsysbinary.readouterr().out
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]])
+def test_ava_output_does_not_depend_on_the_chunk_size(tmp_path, capsysbinary, output):
+    path = ava_input(tmp_path, 21)
+    whole = ava_output(capsysbinary, str(path), *output, "--chunk-size", "1000")
+    for size in (1, 7, 21):
+        assert ava_output(capsysbinary, str(path), *output, "--chunk-size", str(size)) == whole, size
+    rows = [orjson.loads(line) for line in ava_output(capsysbinary, str(path)).splitlines()]
+    assert [{k: v for k, v in row.items() if k != "score"} for row in rows] == ava_records(21)
+    if output:  # the document written piece by piece is orjson's text of the whole dict
+        signature = orjson.loads(whole)["signature"]
+        assert whole == orjson.dumps({"examples": rows, "n": 21, "signature": signature}) + b"\n"
+
+
+def test_ava_aligned_files_stream_like_one_chunk(tmp_path, capsysbinary):
+    records = ava_records(17)
+    q, r, p = tmp_path / "q.txt", tmp_path / "r.jsonl", tmp_path / "p.txt"
+    q.write_text("".join(x["question"] + "\n" for x in records), encoding="utf-8")
+    r.write_bytes(b"".join(orjson.dumps({"reference": x["reference"]}) + b"\n" for x in records))
+    p.write_text("".join(x["candidate"] + "\n" for x in records), encoding="utf-8")
+    args = ["-q", str(q), "-r", str(r), "-p", str(p)]
+    whole = ava_output(capsysbinary, *args, "--json", "--chunk-size", "100")
+    assert ava_output(capsysbinary, *args, "--json", "--chunk-size", "4") == whole
+    assert [x["candidate"] for x in orjson.loads(whole)["examples"]] == [x["candidate"] for x in records]
+
+
+def test_ava_never_scores_more_than_a_chunk(tmp_path, capsysbinary, monkeypatch):
+    from qascore.ava import Ava
+
+    sizes: list[int] = []
+    original = Ava.probabilities
+
+    def spy(self, questions, references, candidates):
+        sizes.append(len(questions))
+        return original(self, questions, references, candidates)
+
+    monkeypatch.setattr(Ava, "probabilities", spy)
+    ava_output(capsysbinary, str(ava_input(tmp_path, 23)), "--chunk-size", "5")
+    assert sizes == [5, 5, 5, 5, 3]
+
+
+def test_ava_stdin_streams_and_flushes_each_chunk(tmp_path):
+    path = ava_input(tmp_path, 10)
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    command = [sys.executable, "-m", "qascore", "ava", "score", "--model", "linear"]
+    direct = subprocess.run([*command, str(path)], capture_output=True, env=env)
+    proc = subprocess.Popen([*command, "-", "--chunk-size", "2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    lines = path.read_bytes().splitlines(keepends=True)
+    proc.stdin.write(b"".join(lines[:2]))
+    proc.stdin.flush()
+    first = proc.stdout.readline()  # blocks until the first chunk is written: the input is still open
+    proc.stdin.write(b"".join(lines[2:]))
+    proc.stdin.close()
+    piped = first + proc.stdout.read()
+    assert proc.wait() == 0 and direct.returncode == 0, proc.stderr.read()
+    assert piped == direct.stdout and len(piped.splitlines()) == 10
+    proc.stdout.close()
+    proc.stderr.close()
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]])
+def test_ava_bad_record_in_a_later_chunk_leaves_no_output_file(tmp_path, capsys, output):
+    path = ava_input(tmp_path, 30)
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[24] = b'{"question": "q", "reference": [], "candidate": "c"}\n'  # line 25, in the 5th chunk of 6
+    path.write_bytes(b"".join(lines))
+    out = tmp_path / "out.jsonl"
+    assert main(["ava", "score", "--model", "linear", str(path), *output, "--chunk-size", "6", "-o", str(out)]) == 2
+    assert capsys.readouterr().err.strip() == (f"qascore ava: error: {path}:25: field 'reference' must be a string "
+                                               "or a non-empty list of strings")
+    assert sorted(os.listdir(tmp_path)) == ["in.jsonl"]  # no output, no temporary file left
+
+
+def test_ava_short_aligned_file_found_in_a_later_chunk(tmp_path, capsys):
+    q, r, p = tmp_path / "q.txt", tmp_path / "r.txt", tmp_path / "p.txt"
+    q.write_text("q\n" * 12, encoding="utf-8")
+    r.write_text("r\n" * 12, encoding="utf-8")
+    p.write_text("c\n" * 9, encoding="utf-8")
+    assert main(["ava", "score", "--model", "linear", "-q", str(q), "-r", str(r), "-p", str(p), "--chunk-size", "4",
+                 "-o", str(tmp_path / "o.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == f"qascore ava: error: {q} has 12 examples but {p} has 9"
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_ava_empty_input_is_an_error_with_no_output(tmp_path, capsys):
+    empty = tmp_path / "e.jsonl"
+    empty.write_bytes(b"")
+    assert main(["ava", "score", "--model", "linear", str(empty), "--json", "-o", str(tmp_path / "o.json")]) == 2
+    assert capsys.readouterr().err.strip() == f"qascore ava: error: {empty}: no triple to score (the input is empty)"
+    assert sorted(os.listdir(tmp_path)) == ["e.jsonl"]

@@ -7,7 +7,9 @@ are left out, as the EVOUNA study does; the count of each is kept on the result.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -127,24 +129,49 @@ def _references_of(record, path, lineno) -> list[str]:
     return ref
 
 
-def load_jsonl_triples(path, *, need_label: bool = False) -> tuple[Triples, list]:
-    """JSONL lines with ``question``, ``reference`` (str or list), ``candidate`` [, ``label``,
-    ``system``]; returns the triples and the parsed records (to write them back)."""
-    q, refs, cands, labels, systems, records = [], [], [], [], [], []
+class TripleRecord(NamedTuple):
+    """One checked record of a JSONL triples file, and the parsed record itself (to write it back)."""
+
+    question: str
+    references: list[str]
+    candidate: str
+    label: int | None  # None unless a label was asked for
+    system: str
+    record: dict
+
+
+def iter_jsonl_triples(path, *, need_label: bool = False) -> Iterator[TripleRecord]:
+    """The records of a JSONL triples file (``-``: stdin) one at a time, in file order: lines with
+    ``question``, ``reference`` (str or list), ``candidate`` [, ``label`` (with ``need_label``),
+    ``system``]; a bad record raises :class:`InputFormatError` naming the file and line when it is
+    reached, so a caller that reads in chunks holds one chunk, not the file."""
     for lineno, rec in iter_jsonl(path):
-        q.append(require_field(rec, "question", str, path, lineno))
-        refs.append(_references_of(rec, path, lineno))
-        cands.append(require_field(rec, "candidate", str, path, lineno))
+        question = require_field(rec, "question", str, path, lineno)
+        references = _references_of(rec, path, lineno)
+        candidate = require_field(rec, "candidate", str, path, lineno)
+        label = None
         if need_label:
             label = require_field(rec, "label", (bool, int), path, lineno)
             if label not in (0, 1):
                 raise InputFormatError(path, lineno, f"field 'label' must be 0/1 or true/false, got {label!r}")
-            labels.append(int(label))
+            label = int(label)
         system = rec.get("system", "all")
         if not isinstance(system, str):
             raise InputFormatError(path, lineno, "field 'system' must be a string")
-        systems.append(system)
-        records.append(rec)
+        yield TripleRecord(question, references, candidate, label, system, rec)
+
+
+def load_jsonl_triples(path, *, need_label: bool = False) -> tuple[Triples, list]:
+    """All the records of a JSONL triples file (see :func:`iter_jsonl_triples`): the triples
+    (question ids numbered over the whole file) and the parsed records (to write them back)."""
+    q, refs, cands, labels, systems, records = [], [], [], [], [], []
+    for row in iter_jsonl_triples(path, need_label=need_label):
+        q.append(row.question)
+        refs.append(row.references)
+        cands.append(row.candidate)
+        labels.append(row.label)
+        systems.append(row.system)
+        records.append(row.record)
     labels_array = np.asarray(labels, dtype=np.int64) if need_label else None
     qids = _question_ids(q)
     return Triples(q, refs, cands, labels_array, systems, qids), records

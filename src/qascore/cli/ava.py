@@ -4,6 +4,9 @@
 standard input), or three aligned files ``-q/--questions``, ``-r/--references`` and
 ``-p/--predictions`` (the candidates) in lines, JSONL or TSV (read by :func:`qascore.io.iter_texts`);
 it writes each record with ``"score"`` = p(correct) as JSON lines (``--json``: one document).
+Streamed: ``--chunk-size`` triples are read, scored and written (flushed) at a time, so memory is
+bounded by a chunk, not by the input; a triple's score does not depend on its chunk, so neither
+does the output.
 ``eval`` scores labelled triples (EVOUNA ``.json`` or JSONL with ``label``) and prints the point-wise
 and system-wise report (``--json`` / ``--jsonl``: strict JSON, NaN written as ``null``).
 ``train`` and ``calibrate`` need the ``train`` extra; an ONNX model needs the ``onnx`` extra; both
@@ -12,23 +15,25 @@ are checked before any input is read.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
-from ..ava.data import (CALIBRATION_FRACTION, CALIBRATION_SEED, calibration_split, load_evouna, load_jsonl_triples,
-                        split_by_question, split_gold_alternatives)
+from ..ava.data import (CALIBRATION_FRACTION, CALIBRATION_SEED, calibration_split, iter_jsonl_triples, load_evouna,
+                        load_jsonl_triples, split_by_question, split_gold_alternatives)
 from ..judges.load import JUDGE_SPECS, is_onnx_spec, load_judge
 from ..judges.linear import LinearAva
 from ..ava.metric import Ava
 from ..ava.report import evaluate_triples, format_report
 from ..judges.rows import REFERENCE_RULES
 from ..judges.onnx import ONNX_MODULES
-from ..io import STDIN, display_name, dumps, iter_texts, open_output, read_json, write_jsonl
+from ..io import STDIN, aligned_chunks, chunked, display_name, dumps, iter_texts, open_output, read_json, write_jsonl
 from ..validate import check_real
 from . import options
 
-_CHUNK = 2048  # triples per progress step
+_CHUNK = 2048  # ava eval: triples per progress step
+CHUNK_SIZE = 4096  # ava score: triples read, scored and written at a time (--chunk-size)
 SCORE_DIGITS = 6  # the "score" field is rounded so that output files stay readable and diffable
 
 
@@ -54,41 +59,70 @@ def _check_score_inputs(args) -> None:
     _check_model_extra(args.model)
 
 
-def read_aligned(args) -> tuple[list, list, list]:
-    """Questions, references (str or list) and candidates from three aligned files."""
-    questions = list(iter_texts(args.questions, args.format, args.question_field, tsv_header=args.tsv_header))
-    references = list(iter_texts(args.references, args.format, args.ref_field, tsv_header=args.tsv_header,
-                                 allow_lists=True))
-    candidates = list(iter_texts(args.predictions, args.format, args.pred_field, tsv_header=args.tsv_header))
-    for path, items in ((args.references, references), (args.predictions, candidates)):
-        if len(items) != len(questions):
-            raise ValueError(f"{args.questions} has {len(questions)} examples but {path} has {len(items)}")
-    return questions, references, candidates
+def _triple_chunks(args) -> Iterator[tuple[list, list, list, list]]:
+    """(questions, references, candidates, records to write back) of consecutive chunks of at most
+    ``--chunk-size`` triples, from INPUT's JSONL records or from the three aligned files (a
+    reference of those is a str or a list, as read); only the chunk at hand is held."""
+    if args.input is not None:
+        for chunk in chunked(iter_jsonl_triples(args.input), args.chunk_size):
+            yield ([t.question for t in chunk], [t.references for t in chunk], [t.candidate for t in chunk],
+                   [t.record for t in chunk])
+        return
+    streams = [iter_texts(args.questions, args.format, args.question_field, tsv_header=args.tsv_header),
+               iter_texts(args.references, args.format, args.ref_field, tsv_header=args.tsv_header,
+                          allow_lists=True),
+               iter_texts(args.predictions, args.format, args.pred_field, tsv_header=args.tsv_header)]
+    for questions, references, candidates in aligned_chunks(
+            streams, [args.questions, args.references, args.predictions], args.chunk_size):
+        yield questions, references, candidates, [{"question": q, "reference": r, "candidate": c}
+                                                  for q, r, c in zip(questions, references, candidates)]
+
+
+class ScoredRecords:
+    """The records with their ``"score"`` written as the chunks are scored, flushed per chunk: JSON
+    lines, or (``json``) one document ``{"examples": [...], "n": N, "signature": S}``, byte for
+    byte ``dumps`` of that dict, whose examples go out as they come and whose count and signature
+    close it."""
+
+    def __init__(self, out, output_format: str) -> None:
+        self.out, self.json, self.n = out, output_format == "json", 0
+
+    def add(self, records: list, probabilities) -> None:
+        scored = [{**record, "score": round(float(p), SCORE_DIGITS)} for record, p in zip(records, probabilities)]
+        if self.json:
+            self.out.write(("," if self.n else '{"examples":[') + ",".join(map(dumps, scored)))
+        else:
+            write_jsonl(scored, self.out)
+        self.out.flush()
+        self.n += len(scored)
+
+    def finish(self, signature: str) -> None:
+        if self.json:
+            tail = dumps({"n": self.n, "signature": signature})  # '{"n":...}' -> '],"n":...}'
+            self.out.write(("]," if self.n else '{"examples":[],') + tail[1:] + "\n")
 
 
 def run_score(args) -> int:
     _check_score_inputs(args)
-    if args.input is not None:
-        triples, records = load_jsonl_triples(args.input)
-        questions, references, candidates = triples.questions, triples.references, triples.candidates
-    else:
-        questions, references, candidates = read_aligned(args)
-        records = [{"question": q, "reference": r, "candidate": c}
-                   for q, r, c in zip(questions, references, candidates)]
-    if not records:
+    chunks = _triple_chunks(args)
+    # the first chunk is read before the model is loaded: an empty input or a bad first record is
+    # reported at once
+    chunk = next(chunks, None)
+    if chunk is None:
         raise ValueError(f"{display_name(args.input or args.questions)}: no triple to score (the input is empty)")
-    progress = options.show_progress(args, len(records))
-    _say(progress, f"read {len(records)} triples; loading the model")
+    progress = options.ProgressBar(None, options.show_progress(args, None), "ava")
+    _say(progress.enabled, "loading the model")
     metric = Ava(args.model, refs=args.refs, device=args.device, n_jobs=args.n_jobs)
-    model = metric.model
-    probs = _in_chunks(metric.probabilities, questions, references, candidates, progress)
-    scored = [{**record, "score": round(float(p), SCORE_DIGITS)} for record, p in zip(records, probs)]
     with open_output(args.output) as out:
-        if args.output_format == "json":
-            out.write(dumps({"examples": scored, "n": len(scored), "signature": model.signature}) + "\n")
-        else:
-            write_jsonl(scored, out)
-    print(f"scored {len(records)} triples; {model.signature}", file=sys.stderr)
+        report = ScoredRecords(out, args.output_format)
+        while chunk is not None:
+            questions, references, candidates, records = chunk
+            report.add(records, metric.probabilities(questions, references, candidates))
+            progress.advance(len(records))
+            chunk = next(chunks, None)
+        progress.close()
+        report.finish(metric.model.signature)
+    print(f"scored {report.n} triples; {metric.model.signature}", file=sys.stderr)
     return 0
 
 
@@ -265,6 +299,7 @@ def register(parser) -> None:
     score.add_argument("--pred-field", default="prediction", help="JSONL field or TSV column of the candidate")
     options.add_tsv_header(score)
     _add_model_options(score)
+    options.add_chunk_size(score, CHUNK_SIZE)
     options.add_progress(score)
     options.add_output(score, per_example=False, default_format="jsonl")
     score.set_defaults(func=run_score)
@@ -306,4 +341,4 @@ def register(parser) -> None:
     cal.set_defaults(func=run_calibrate)
 
 
-__all__ = ["register", "read_aligned", "run_score", "run_eval", "run_train", "run_calibrate"]
+__all__ = ["register", "run_score", "run_eval", "run_train", "run_calibrate"]
