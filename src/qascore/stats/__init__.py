@@ -30,6 +30,10 @@ exact indices of ``scipy.stats.bootstrap(..., rng=seed)``):
   ``PairedBootstrapResult`` (a, b, difference, win_rate, tie_rate, p_value, low, high).
 - ``micro_average(values, weights=None, *, confidence_level=0.95)`` -> ``MeanResult``
   (mean, standard_error, low, high, n, signature).
+- ``StreamingBootstrap(n_resamples=1000, seed=0, confidence_level=0.95)``: ``update(values,
+  start=None)`` with per-example scores (1-D) or statistics ([n, k]), ``merge(other)``,
+  ``compute(statistic=None)`` -> ``BootstrapResult``; the Poisson bootstrap in bounded memory,
+  bit-identical over any split of the stream into batches or workers.
 - ``BootstrapAggregator`` / ``rouge_bootstrap_percentiles``: rouge-score's aggregator, same
   numbers for the same numpy seed.
 
@@ -60,6 +64,7 @@ from .bootstrap import (
     BootstrapResult,
     MeanResult,
     PairedBootstrapResult,
+    StreamingBootstrap,
     bootstrap,
     micro_average,
     paired_bootstrap_correlation,
@@ -104,6 +109,7 @@ __all__ = [
     "MeanResult",
     "PairedBootstrapResult",
     "RowsResult",
+    "StreamingBootstrap",
     "bootstrap",
     "goodman_kruskal_gamma",
     "goodman_kruskal_gamma_rows",

@@ -971,3 +971,186 @@ def kendall_from_sorted_keys(keys, ny, counts):
     counts[K_NTIE] = ntie
     counts[K_DIS] = dis
     counts[K_CON] = counts[K_TOT] - counts[K_XTIE] - counts[K_YTIE] + ntie - dis
+
+
+# ---------------------------------------------------------------- streaming Poisson bootstrap
+# Weight of example i (global index) in replicate r: Poisson(1) by inverse CDF of the 64-bit
+# uniform u = mix64(mix64((i + 1) * GOLDEN) + _stream_start(seed, r)), a function of
+# (seed, i, r) alone. Sums are exact: a finite double is m * 2**(p - 1074) with |m| < 2**53 and
+# 0 <= p <= 2045; each cell keeps _LIMBS signed int64 limbs of 32 bits (limb q weighs
+# 2**(32 q - 1074)), and a weighted value adds w * m spread over three limbs. Integer sums do not
+# depend on order or grouping, and the normalised limbs (all but the top in [0, 2**32)) are unique
+# for a given exact sum, so any split or merge of the examples gives the same arrays.
+
+_LIMBS = 68  # 2045 + 53 + 31 bits plus room for carries: the top limb stays far below 2**31
+_LIMB_MASK = np.int64(0xFFFFFFFF)
+_FRACTION_BITS = np.uint64((1 << 52) - 1)
+_EXPONENT_MASK = np.uint64(0x7FF)
+
+
+def _poisson1_thresholds():
+    """T[k] = floor(P(X <= k) * 2**64) for X ~ Poisson(1), while below 2**64 - 1 (k = 0..19:
+    P(X > 19) < 2**-64, below the resolution of the 64-bit uniform).
+
+    exp(-1) as its alternating series to 60 terms (error below 1/61! ~ 2e-84), in exact fractions.
+    """
+    from fractions import Fraction
+
+    exp_minus_one = Fraction(0)
+    term = Fraction(1)
+    for j in range(60):
+        exp_minus_one += term if j % 2 == 0 else -term
+        term /= j + 1
+    out = []
+    cdf = Fraction(0)
+    inverse_factorial = Fraction(1)
+    for k in range(64):
+        if k:
+            inverse_factorial /= k
+        cdf += exp_minus_one * inverse_factorial
+        t = int(cdf * 2**64)
+        if t >= 2**64 - 1:
+            break
+        out.append(t)
+    return np.array(out, dtype=np.uint64)
+
+
+POISSON1_THRESHOLDS = _poisson1_thresholds()
+_N_THRESHOLDS = POISSON1_THRESHOLDS.shape[0]
+MAX_POISSON1 = _N_THRESHOLDS  # the largest weight the inverse CDF gives
+
+
+@njit(**_JIT)
+def example_keys(start, n):
+    """mix64((i + 1) * GOLDEN) for the global indices i = start .. start + n - 1."""
+    out = np.empty(n, np.uint64)
+    for i in range(n):
+        out[i] = _mix64((np.uint64(start) + np.uint64(i + 1)) * _GOLDEN)
+    return out
+
+
+@njit(**_JIT)
+def split_into_limbs(values, first, parts):
+    """values (n x k finite doubles) as signed limb parts: values[i, j] = sum over t < 3 of
+    parts[i, j, t] * 2**(32 (first[i, j] + t) - 1074), each |part| < 2**32."""
+    bits = values.view(np.uint64)
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            b = bits[i, j]
+            e = (b >> np.uint64(52)) & _EXPONENT_MASK
+            m = np.int64(b & _FRACTION_BITS)
+            if e > 0:
+                m |= np.int64(1) << 52
+                e -= np.uint64(1)  # value = m * 2**(e - 1074); subnormals have e = 0 already
+            p = np.int64(e)
+            sh = p & 31
+            low = (m & ((np.int64(1) << (32 - sh)) - 1)) << sh
+            rest = m >> (32 - sh)
+            sign = np.int64(-1) if b >> np.uint64(63) else np.int64(1)
+            first[i, j] = p >> 5
+            parts[i, j, 0] = sign * low
+            parts[i, j, 1] = sign * (rest & _LIMB_MASK)
+            parts[i, j, 2] = sign * (rest >> 32)
+
+
+@njit(**_JIT)
+def normalise_limbs(limbs):
+    """Carry every cell of limbs [k, _LIMBS, rows] so that limbs 0 .. _LIMBS - 2 lie in [0, 2**32)
+    (the unique form of the cell's sum). Vectorised over the rows."""
+    rows = limbs.shape[2]
+    carry = np.zeros(rows, np.int64)
+    for j in range(limbs.shape[0]):
+        carry[:] = 0
+        for q in range(limbs.shape[1] - 1):
+            for r in range(rows):
+                v = limbs[j, q, r] + carry[r]
+                limbs[j, q, r] = v & _LIMB_MASK
+                carry[r] = v >> 32  # arithmetic shift: floor division
+        for r in range(rows):
+            limbs[j, limbs.shape[1] - 1, r] += carry[r]
+
+
+@njit(**_JIT)
+def replicate_keys(seed, n_resamples):
+    out = np.empty(n_resamples, np.uint64)
+    for r in range(n_resamples):
+        out[r] = _stream_start(seed, r)
+    return out
+
+
+_BRANCH_FREE = 6  # weights counted without a branch; P(w >= 6) = 6e-4 goes through a second pass
+
+
+@njit(**_JIT)
+def _poisson_rows(example_key, row_keys, r0, r1, u, w):
+    """w[r - r0] = the Poisson(1) weight of the example in replicates r0 .. r1 - 1 (u: scratch)."""
+    t = POISSON1_THRESHOLDS
+    any_tail = False
+    for r in range(r0, r1):  # vectorised: no branch
+        x = _mix64(example_key + row_keys[r])
+        c = np.int64(0)
+        for m in range(_BRANCH_FREE):
+            c += np.int64(x >= t[m])
+        u[r - r0] = x
+        w[r - r0] = c
+        any_tail |= c == _BRANCH_FREE
+    if any_tail:
+        for s in range(r1 - r0):
+            c = w[s]
+            while c < _N_THRESHOLDS and u[s] >= t[c]:
+                c += 1
+            w[s] = c
+
+
+@njit(**_JIT)
+def _poisson_chunk(keys, first, parts, row_keys, r0, r1, limbs, weights):
+    n = keys.shape[0]
+    k = first.shape[1]
+    u = np.empty(r1 - r0, np.uint64)
+    w = np.empty(r1 - r0, np.int64)
+    for i in range(n):
+        _poisson_rows(keys[i], row_keys, r0, r1, u, w)
+        for s in range(r1 - r0):
+            weights[r0 + s] += w[s]
+        for j in range(k):
+            q = first[i, j]
+            for t in range(3):
+                p = parts[i, j, t]
+                if p != 0:
+                    row = limbs[j, q + t]
+                    for s in range(r1 - r0):
+                        row[r0 + s] += w[s] * p
+
+
+@njit(**_JIT)
+def poisson1_weights(keys, row_keys, out):
+    """out[i, r] = the weight of example keys[i] in replicate r (what the accumulator adds; for tests)."""
+    u = np.empty(row_keys.shape[0], np.uint64)
+    for i in range(keys.shape[0]):
+        _poisson_rows(keys[i], row_keys, 0, row_keys.shape[0], u, out[i])
+
+
+_POISSON_ROWS_PER_TASK = 128
+
+
+@_parallel_njit
+def poisson_bootstrap_update(keys, first, parts, row_keys, limbs, weights):
+    """Add the examples (their example_keys, and split_into_limbs' first and parts) to limbs[:, :, r]
+    (replicate r's exact weighted sums) and weights[r] (its total weight) for every replicate r
+    (row_keys[r] = _stream_start(seed, r)). Replicates in parallel, in vectors; integer sums, so
+    the result does not depend on the thread count. The caller normalises after at most 2**24
+    examples (|w * part| < 2**37, limbs below 2**63)."""
+    rows = row_keys.shape[0]
+    for c in prange((rows + _POISSON_ROWS_PER_TASK - 1) // _POISSON_ROWS_PER_TASK):
+        r0 = c * _POISSON_ROWS_PER_TASK
+        _poisson_chunk(keys, first, parts, row_keys, r0, min(rows, r0 + _POISSON_ROWS_PER_TASK), limbs, weights)
+
+
+@njit(**_JIT)
+def add_unweighted(first, parts, limbs):
+    """Add the examples with weight 1 to limbs [k, _LIMBS] (the point estimate's exact sums)."""
+    for i in range(first.shape[0]):
+        for j in range(first.shape[1]):
+            q = first[i, j]
+            for t in range(3):
+                limbs[j, q + t] += parts[i, j, t]

@@ -13,6 +13,7 @@ Two sources of resampling indices, both seeded and reproducible:
 from __future__ import annotations
 
 import collections
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -437,6 +438,233 @@ class BootstrapAggregator:
         )
 
 
+# ---------------------------------------------------------------- streaming Poisson bootstrap
+
+_MAX_INDEX = 2**63 - 1  # global example indices are int64
+_NORMALISE_EVERY = 1 << 24  # examples per kernel call: each limb then stays below 2**62
+
+
+def _limbs_to_floats(limbs, divisors=None):
+    """[rows, k]: the exact sum of each cell of normalised limbs [k, _LIMBS, rows] (see
+    K.split_into_limbs), divided by divisors[row] if given (NaN for 0), rounded once to a double
+    (+-inf beyond the largest one)."""
+    k, rows = limbs.shape[0], limbs.shape[2]
+    # little-endian 32-bit words; the top limb (|top| < 2**31) becomes its two's complement
+    cells = np.ascontiguousarray(limbs.transpose(2, 0, 1)).reshape(-1, limbs.shape[1]).astype("<u4")
+    out = np.empty(cells.shape[0])
+    unit = 1 << 1074
+    for c in range(cells.shape[0]):
+        units = int.from_bytes(cells[c].tobytes(), "little", signed=True)
+        scale = unit if divisors is None else unit * int(divisors[c // k])
+        if scale == 0:
+            out[c] = math.nan
+            continue
+        try:
+            out[c] = units / scale  # Python's int / int: correctly rounded
+        except OverflowError:
+            out[c] = math.inf if units > 0 else -math.inf
+    return out.reshape(rows, k)
+
+
+def _statistic_name(statistic):
+    if statistic is None:
+        return "mean"
+    return getattr(statistic, "__qualname__", None) or getattr(statistic, "__name__", None) or repr(statistic)
+
+
+class StreamingBootstrap:
+    """Bootstrap confidence interval over a stream of batches, in memory independent of the stream
+    length: the Poisson ("online") bootstrap (Oza 2005; Hanley & MacGibbon 2006; Chamandy, Muralidharan,
+    Najmi & Naidu 2012, "Estimating uncertainty for massive data streams").
+
+    Each example gets, in each of ``n_resamples`` replicates, an independent Poisson(1) weight (a
+    resample with replacement gives each example a Binomial(n, 1/n) count, which tends to
+    Poisson(1); the total weight of a replicate is then random, mean n). The accumulator keeps per
+    replicate the weighted sums of the k per-example statistics and the total weight, never the
+    examples: ``update(values)`` takes a 1-D array of per-example scores (k = 1) or a 2-D [n, k]
+    array of per-example sufficient statistics (e.g. BLEU's n-gram matches, totals and lengths).
+
+    Split invariance: the weight of example i in replicate r is a function of (seed, i, r) only,
+    a counter-based draw (``mix64(mix64((i + 1) * 0x9E3779B97F4A7C15) + mix64(seed *
+    0x9E3779B97F4A7C15 + r + 1))`` with splitmix64's finaliser ``mix64``, mapped to Poisson(1) by
+    inverse CDF on exact 64-bit thresholds), with i the global example index (``start`` of an
+    update, by default right after the examples seen). The sums are exact (integers in units of
+    2**-1074, as :class:`~qascore.metric.ExactSum`, kept as 68 32-bit limbs per cell and carried
+    into a unique form) and rounded once in ``compute``, so feeding the same examples in batches
+    of any sizes, in any order of ``start``, or to several accumulators later ``merge``-d, gives
+    bit-identical results. The state: int64 limbs [k, 68, n_resamples] of the replicates' sums
+    and [k, 68, 1] of the plain sums (the point estimate), the n_resamples total weights, and the
+    index ranges seen: 0.5 MB per column for 1000 replicates, whatever the number of examples.
+    The first update with examples fixes k.
+
+    ``compute(statistic=None)`` -> :class:`BootstrapResult` with the statistic of the plain sums,
+    the percentile interval and the standard error (sample std of the replicates). ``statistic``
+    maps (summed statistics as a 1-D array of k floats, total weight) to a number; the default is
+    column 0's weighted mean, its exact sum over the total weight rounded once (so the point
+    estimate is the correctly rounded mean, a Metric's streamed mean bit for bit). A statistic of
+    sums, smooth in them (a mean, a ratio, corpus BLEU), is what the Poisson bootstrap suits.
+    """
+
+    def __init__(self, n_resamples=1000, seed=0, confidence_level=0.95, *, n_jobs=None):
+        self.n_resamples = _check_resamples(n_resamples)
+        self.seed = _check_seed(seed)
+        self.confidence_level = _check_level(confidence_level)
+        self.n_jobs = n_jobs
+        self.k = None
+        self._limbs = None  # [k, 68, n_resamples] limbs of the replicates' weighted sums
+        self._point = None  # [k, 68, 1] limbs of the plain sums
+        self._weights = None  # [n_resamples] total weights
+        self._ranges = []  # sorted, disjoint, non-adjacent [start, stop) of the global indices seen
+
+    @property
+    def n(self) -> int:
+        """The number of examples seen."""
+        return sum(stop - start for start, stop in self._ranges)
+
+    @property
+    def ranges(self) -> list[tuple[int, int]]:
+        """The global index ranges [start, stop) seen, sorted."""
+        return list(self._ranges)
+
+    def _columns(self, values):
+        """values as a C-contiguous float64 [n, k] array of finite numbers (1-D: k = 1)."""
+        ndim = np.ndim(values)
+        if ndim not in (1, 2):
+            raise ValueError("values must be a 1-D array of per-example scores or a 2-D [n, k] array of "
+                             f"per-example statistics, got an array of shape {np.shape(values)}")
+        x = as_float_array(values, "values", ndim)
+        bad = ~np.isfinite(x)
+        if bad.any():
+            raise ValueError(f"values contains {x[bad][0]} at {first_bad(x, bad)}; "
+                             "the streaming bootstrap needs finite values")
+        if ndim == 1:
+            x = x.reshape(-1, 1)
+        if self.k is not None and x.shape[1] != self.k:
+            raise ValueError(f"values has {x.shape[1]} columns but this accumulator holds {self.k}")
+        return x
+
+    def _claim(self, start, n):
+        """Record [start, start + n) as seen; an overlap with what was seen is an error."""
+        self._ranges = _joined_ranges(self._ranges, [(start, start + n)], "update")
+
+    def update(self, values, start=None):
+        """Add a batch: values[i] (a score, or a row of k statistics) is example ``start + i``.
+
+        start: the global index of the first example; default: after the last example seen
+        (0 at first). Indices seen before are an error (an example counted twice).
+        """
+        x = self._columns(values)
+        n = x.shape[0]
+        if start is None:
+            start = self._ranges[-1][1] if self._ranges else 0
+        start = check_int(start, "start", low=0, high=_MAX_INDEX)
+        if start + n > _MAX_INDEX:
+            raise ValueError(f"start + len(values) = {start + n} exceeds the largest example index {_MAX_INDEX}")
+        if n == 0:  # valid, and it fixes nothing (not even k)
+            return self
+        if self.k is None:
+            self.k = x.shape[1]
+            self._limbs = np.zeros((self.k, K._LIMBS, self.n_resamples), np.int64)
+            self._point = np.zeros((self.k, K._LIMBS, 1), np.int64)
+            self._weights = np.zeros(self.n_resamples, np.int64)
+        self._claim(start, n)
+        row_keys = K.replicate_keys(self.seed, self.n_resamples)
+        with numba_threads(self.n_jobs):
+            for lo in range(0, n, _NORMALISE_EVERY):
+                chunk = x[lo:lo + _NORMALISE_EVERY]
+                first = np.empty(chunk.shape, np.int64)
+                parts = np.empty((*chunk.shape, 3), np.int64)
+                K.split_into_limbs(chunk, first, parts)
+                keys = K.example_keys(start + lo, chunk.shape[0])
+                K.poisson_bootstrap_update(keys, first, parts, row_keys, self._limbs, self._weights)
+                K.add_unweighted(first, parts, self._point[:, :, 0])
+                K.normalise_limbs(self._limbs)
+                K.normalise_limbs(self._point)
+        return self
+
+    def merge(self, other):
+        """Add the state of ``other`` (same seed, n_resamples and k; disjoint example indices, e.g.
+        another worker's range) to this one. Equal, bit for bit, to one accumulator that saw both."""
+        if not isinstance(other, StreamingBootstrap):
+            raise TypeError(f"can only merge a StreamingBootstrap, got {type(other).__name__}")
+        for name in ("seed", "n_resamples", "confidence_level"):
+            if getattr(self, name) != getattr(other, name):
+                raise ValueError(f"cannot merge accumulators with {name} {getattr(self, name)} "
+                                 f"and {getattr(other, name)}")
+        if other.k is None:
+            return self
+        if self.k is not None and self.k != other.k:
+            raise ValueError(f"cannot merge accumulators of {self.k} and {other.k} columns")
+        ranges = _joined_ranges(self._ranges, other._ranges, "merge")
+        if self.k is None:
+            self.k = other.k
+            self._limbs, self._point, self._weights = other._limbs.copy(), other._point.copy(), other._weights.copy()
+        else:
+            # normalised limbs are below 2**32 (the top one far below): the sums cannot overflow
+            self._limbs += other._limbs
+            self._point += other._point
+            self._weights += other._weights
+            K.normalise_limbs(self._limbs)
+            K.normalise_limbs(self._point)
+        self._ranges = ranges
+        return self
+
+    def compute(self, statistic=None):
+        """The point estimate, percentile interval and standard error of ``statistic`` (see the class)."""
+        if self.k is None or not self._ranges:
+            raise ValueError("StreamingBootstrap.compute() before any update() with examples")
+        if self.n < 2:
+            raise ValueError(f"the bootstrap needs at least 2 items, got {self.n}")
+        # rows: the replicates, then the point estimate (every weight 1)
+        limbs = np.concatenate([self._limbs, self._point], axis=2)
+        weights = np.append(self._weights, self.n)
+        if statistic is None:  # the exact weighted sum over the total weight, rounded once (NaN for 0)
+            values = _limbs_to_floats(limbs[:1], weights)[:, 0]
+        elif callable(statistic):
+            sums, totals = _limbs_to_floats(limbs), weights.astype(np.float64)
+            values = np.array([float(statistic(sums[r], totals[r])) for r in range(sums.shape[0])])
+        else:
+            raise TypeError(f"statistic must be None or a callable (sums, total_weight) -> float, got {statistic!r}")
+        theta_hat, theta_b = float(values[-1]), values[:-1]
+        alpha = (1 - self.confidence_level) / 2
+        with np.errstate(invalid="ignore"):
+            low, high = (float(v) for v in _quantile(theta_b, (alpha, 1 - alpha)))
+        if np.isnan(theta_b).any():
+            from scipy.stats import DegenerateDataWarning
+
+            warnings.warn(DegenerateDataWarning(
+                f"{np.isnan(theta_b).sum()} of {theta_b.size} replicates have an undefined statistic "
+                "(e.g. total weight 0); the interval is NaN"), stacklevel=2)
+        return BootstrapResult(theta_hat, low, high, float(np.std(theta_b, ddof=1)), theta_b,
+                               self.signature(statistic))
+
+    def signature(self, statistic=None) -> str:
+        return make_signature("streaming_bootstrap", statistic=_statistic_name(statistic), method="percentile",
+                              weights="poisson1", level=self.confidence_level, resamples=self.n_resamples,
+                              seed=self.seed)
+
+    def __repr__(self) -> str:
+        return (f"StreamingBootstrap(n_resamples={self.n_resamples}, seed={self.seed}, "
+                f"confidence_level={self.confidence_level}; k={self.k}, n={self.n})")
+
+
+def _joined_ranges(ranges, new, what):
+    """The union of two sets of disjoint [start, stop) ranges, sorted and with adjacent ones
+    joined; an overlap is a ValueError (the same example would be counted twice)."""
+    out = []
+    for start, stop in sorted([*ranges, *new]):
+        if start == stop:
+            continue
+        if out and start < out[-1][1]:
+            raise ValueError(f"{what}: examples [{start}, {stop}) overlap the examples "
+                             f"[{out[-1][0]}, {out[-1][1]}) already seen")
+        if out and start == out[-1][1]:
+            out[-1] = (out[-1][0], stop)
+        else:
+            out.append((start, stop))
+    return out
+
+
 __all__ = [
     "AggregateScore",
     "BootstrapAggregator",
@@ -445,6 +673,7 @@ __all__ = [
     "NAN_POLICIES",
     "PairedBootstrapResult",
     "STATISTICS",
+    "StreamingBootstrap",
     "bootstrap",
     "bootstrap_distribution",
     "micro_average",
