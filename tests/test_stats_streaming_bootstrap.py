@@ -333,3 +333,23 @@ def test_bad_input_is_a_clear_error():
         with pytest.raises(ValueError):
             StreamingBootstrap(**bad)
     assert acc.n == 2 and acc.ranges == [(0, 2)]  # refused batches left no trace
+
+
+def test_point_estimate_equals_the_metric_streamed_mean():
+    """The docs' example: per-example ROUGE-L F fed batch by batch; the point estimate is the
+    figure Rouge's own update()/compute() gives, bit for bit."""
+    from qascore.lexical import Rouge
+
+    rng = np.random.default_rng(8)
+    words = np.array("the a cat dog sat ran on under mat tree quickly slowly".split())
+    predictions = [" ".join(rng.choice(words, rng.integers(0, 12))) for _ in range(300)]
+    references = [" ".join(rng.choice(words, rng.integers(1, 12))) for _ in range(300)]
+    rouge = Rouge(["rougeL"])
+    acc = StreamingBootstrap(n_resamples=200)
+    for lo in range(0, 300, 64):
+        batch = predictions[lo:lo + 64], references[lo:lo + 64]
+        acc.update(rouge.score(*batch)["rougeL_fmeasure"])
+        rouge.update(*batch)
+    res = acc.compute()
+    assert res.statistic == rouge.compute()["rougeL_fmeasure"]
+    assert res.low < res.statistic < res.high
