@@ -992,7 +992,7 @@ def _poisson1_thresholds():
     """T[k] = floor(P(X <= k) * 2**64) for X ~ Poisson(1), while below 2**64 - 1 (k = 0..19:
     P(X > 19) < 2**-64, below the resolution of the 64-bit uniform).
 
-    exp(-1) as its alternating series to 60 terms (error below 1/61! ~ 2e-84), in exact fractions.
+    exp(-1) as its alternating series to 60 terms (error below 1/60! ~ 1e-82), in exact fractions.
     """
     from fractions import Fraction
 
