@@ -9,9 +9,8 @@ argument, ``map_batches_kwargs`` (``num_gpus``, ``concurrency``, ``batch_size``,
 Lexical metrics run as Ray tasks, each scoring its batches on one thread. AVA runs in a pool of
 actors (``concurrency``; by default a pool that grows from one actor to one per CPU of the
 cluster), each holding one ONNX Runtime session with ``num_cpus`` intra-op threads set explicitly
-(Ray sets ``OMP_NUM_THREADS=1`` in workers, and one single-threaded session per core outruns one
-session with many threads); for CUDA pass ``device="cuda"`` and ``map_batches_kwargs={"num_gpus": 1}``.
-Needs the ``ray`` extra (``ray[data]``).
+(Ray sets ``OMP_NUM_THREADS=1`` in workers, which would otherwise decide it); for CUDA pass
+``device="cuda"`` and ``map_batches_kwargs={"num_gpus": 1}``. Needs the ``ray`` extra (``ray[data]``).
 """
 from __future__ import annotations
 
