@@ -153,3 +153,12 @@ def test_scorers_pickle_by_settings(metric, options):
         blob = dumps(scorer)
         assert len(blob) < 2000  # settings, never a built model
         assert pickle.loads(blob)(table).equals(want)
+
+
+def test_a_process_builds_each_metric_once():
+    """What lets a Spark Python worker or a Ray task load a model once for every batch it scores:
+    scorers with the same settings, unpickled ones included, share one built metric."""
+    first = BatchScorer("ava", model="linear", refs="max")
+    again = pickle.loads(pickle.dumps(BatchScorer("ava", refs="max", model="linear", prediction_column="p")))
+    assert first.metric_object() is again.metric_object()
+    assert BatchScorer("ava", model="linear", refs="mean").metric_object() is not first.metric_object()
