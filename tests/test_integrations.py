@@ -162,3 +162,17 @@ def test_a_process_builds_each_metric_once():
     again = pickle.loads(pickle.dumps(BatchScorer("ava", refs="max", model="linear", prediction_column="p")))
     assert first.metric_object() is again.metric_object()
     assert BatchScorer("ava", model="linear", refs="mean").metric_object() is not first.metric_object()
+
+
+def test_sliced_and_chunked_reference_lists():
+    """Ray blocks are slices and tables may hold several chunks: each row keeps its own references."""
+    table = pa.table({"prediction": PREDICTIONS, "reference": REFERENCES})
+    pieces = pa.concat_tables([table.slice(3), table.slice(0, 3)])  # two chunks, the first a slice
+    assert pieces.column("reference").num_chunks == 2
+    out = BatchScorer("rouge", rouge_types=["rouge1"])(pieces)
+    want = in_process("rouge", {"rouge_types": ["rouge1"]}, PREDICTIONS[3:] + PREDICTIONS[:3],
+                      REFERENCES[3:] + REFERENCES[:3])
+    np.testing.assert_array_equal(out.column("rouge1_fmeasure").to_numpy(), want["rouge1_fmeasure"])
+    nulls = pa.table({"prediction": ["a", "b", "c"], "reference": [["a"], ["b"], ["c", None]]})
+    with pytest.raises(ValueError, match="row 2 of the batch holds a null reference"):
+        BatchScorer("rouge")(pa.concat_tables([nulls.slice(0, 1), nulls.slice(1)]))

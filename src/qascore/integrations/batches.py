@@ -207,11 +207,21 @@ def _arrow_cells(array, name: str, allow_lists: bool) -> list:
     if array.null_count:
         row = next(i for i, v in enumerate(array.is_null().to_pylist()) if v)
         raise ValueError(f"column {name!r}: row {row} of the batch is null")
-    cells = array.to_pylist()
-    if listed:
-        for row, cell in enumerate(cells):
-            if None in cell:
-                raise ValueError(f"column {name!r}: row {row} of the batch holds a null reference")
+    if not listed:
+        return array.to_pylist()
+    cells: list = []
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    for chunk in chunks:
+        # the strings of all lists at once, then a slice per row: half the time of to_pylist()
+        values = chunk.flatten()
+        if values.null_count:
+            position = next(i for i, v in enumerate(values.is_null().to_pylist()) if v)
+            offsets = chunk.offsets.to_numpy() - chunk.offsets[0].as_py()
+            row = len(cells) + int(np.searchsorted(offsets, position, side="right")) - 1
+            raise ValueError(f"column {name!r}: row {row} of the batch holds a null reference")
+        strings = values.to_pylist()
+        offsets = (chunk.offsets.to_numpy() - chunk.offsets[0].as_py()).tolist()
+        cells.extend(strings[offsets[i]:offsets[i + 1]] for i in range(len(chunk)))
     return cells
 
 
