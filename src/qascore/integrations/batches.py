@@ -84,11 +84,19 @@ class BatchScorer:
                             ("question_column", question_column)):
             if not isinstance(value, str) or not value:
                 raise TypeError(f"{name} must be a non-empty str, got {value!r}")
+        if metric == "ava" and not isinstance(options.get("model", "default"), str):
+            raise TypeError("ava model= must be a judge spec string here (the scorer is shipped to workers by "
+                            "its settings)")
         self.metric = metric
         self.options = dict(options)
         self.prediction_column, self.reference_column = prediction_column, reference_column
         self.question_column = question_column
-        self.output_columns()  # validates the options now, on the driver, rather than in a worker
+        # the columns read, in the order the metric takes them
+        self.input_columns = ([question_column, reference_column, prediction_column] if metric == "ava"
+                              else [prediction_column, reference_column])
+        # score column -> kind ("float64" or "bool"), known before any batch (a Spark schema);
+        # computing it validates the options here, on the driver, rather than in a worker
+        self.output_columns = self._output_kinds()
 
     def __reduce__(self):
         return _rebuild_scorer, (self.metric, self.input_names(), self.options)
@@ -97,23 +105,12 @@ class BatchScorer:
         return {"prediction_column": self.prediction_column, "reference_column": self.reference_column,
                 "question_column": self.question_column}
 
-    def input_columns(self) -> list[str]:
-        """The columns read, in the order the metric takes them."""
-        texts = [self.reference_column, self.prediction_column]
-        return [self.question_column, *texts] if self.metric == "ava" else [self.prediction_column, *texts[:1]]
-
-    def output_columns(self) -> dict[str, str]:
-        """Score column name -> kind (``"float64"`` or ``"bool"``), known without scoring (for a
-        Spark schema). Builds the metric in this process (an AVA model is loaded here)."""
-        if self.metric == "rouge":
-            rouge = build_metric("rouge", self.options)
-            return {f"{t}_{f}": "float64" for t in rouge.rouge_types for f in ("precision", "recall", "fmeasure")}
-        if self.metric == "ava":
-            if "model" in self.options and not isinstance(self.options["model"], str):
-                raise TypeError("ava model= must be a judge spec string here (the scorer is shipped to workers "
-                                "by its settings)")
+    def _output_kinds(self) -> dict[str, str]:
+        if self.metric == "ava":  # built lazily: loading a model on the driver is not needed for its columns
             return {"ava_proba": "float64", "ava_label": "bool"}
-        build_metric(self.metric, self.options)
+        built = build_metric(self.metric, self.options)
+        if self.metric == "rouge":
+            return {f"{t}_{f}": "float64" for t in built.rouge_types for f in ("precision", "recall", "fmeasure")}
         return {self.metric: "float64"}
 
     def metric_object(self):
@@ -124,7 +121,7 @@ class BatchScorer:
     def score_columns(self, columns: dict[str, list]) -> dict[str, np.ndarray]:
         """Score columns of the texts in ``columns`` (input column name -> list of cells)."""
         metric = self.metric_object()
-        texts = [columns[name] for name in self.input_columns()]
+        texts = [columns[name] for name in self.input_columns]
         if self.metric in _LIST_REFERENCES:
             texts[1] = [[cell] if isinstance(cell, str) else cell for cell in texts[1]]
         scores = metric.score(*texts)
@@ -154,12 +151,12 @@ class BatchScorer:
                         f"columns, got {type(batch).__name__}")
 
     def check_columns(self, names) -> None:
-        missing = [c for c in self.input_columns() if c not in names]
+        missing = [c for c in self.input_columns if c not in names]
         if missing:
             raise KeyError(f"{self.metric}: the batch has no column {', '.join(map(repr, missing))} "
                            f"(its columns: {', '.join(map(repr, names))}); rename it or pass "
                            f"prediction_column= / reference_column= / question_column=")
-        clash = [c for c in self.output_columns() if c in names]
+        clash = [c for c in self.output_columns if c in names]
         if clash:
             raise ValueError(f"{self.metric}: the batch already has a column {', '.join(map(repr, clash))}, "
                              f"which scoring would overwrite; rename it first")
@@ -169,23 +166,23 @@ class BatchScorer:
 
         self.check_columns(batch.schema.names)
         columns = {name: _arrow_cells(batch.column(name), name, name == self.reference_column)
-                   for name in self.input_columns()}
+                   for name in self.input_columns}
         scores = self.score_columns(columns)
         arrays = list(batch.columns) + [pa.array(v) for v in scores.values()]
         names = list(batch.schema.names) + list(scores)
         return (pa.Table if isinstance(batch, pa.Table) else pa.RecordBatch).from_arrays(arrays, names=names)
 
     def _score_pandas(self, frame):
-        self.check_columns(list(frame.columns))
-        columns = {name: _python_cells(frame[name].tolist(), name, name == self.reference_column)
-                   for name in self.input_columns()}
-        return frame.assign(**self.score_columns(columns))
+        return frame.assign(**self._score_python(list(frame.columns), lambda name: frame[name].tolist()))
 
     def _score_dict(self, batch: dict):
-        self.check_columns(list(batch))
-        columns = {name: _python_cells(list(batch[name]), name, name == self.reference_column)
-                   for name in self.input_columns()}
-        return {**batch, **self.score_columns(columns)}
+        return {**batch, **self._score_python(list(batch), lambda name: list(batch[name]))}
+
+    def _score_python(self, names: list, cells_of) -> dict[str, np.ndarray]:
+        """Score columns of a batch whose column ``name`` holds the Python cells ``cells_of(name)``."""
+        self.check_columns(names)
+        return self.score_columns({name: _python_cells(cells_of(name), name, name == self.reference_column)
+                                   for name in self.input_columns})
 
 
 def _rebuild_scorer(metric: str, names: dict[str, str], options: dict[str, Any]) -> BatchScorer:
@@ -214,13 +211,12 @@ def _arrow_cells(array, name: str, allow_lists: bool) -> list:
     for chunk in chunks:
         # the strings of all lists at once, then a slice per row: half the time of to_pylist()
         values = chunk.flatten()
+        offsets = chunk.offsets.to_numpy() - chunk.offsets[0].as_py()  # a slice's offsets start past 0
         if values.null_count:
             position = next(i for i, v in enumerate(values.is_null().to_pylist()) if v)
-            offsets = chunk.offsets.to_numpy() - chunk.offsets[0].as_py()
             row = len(cells) + int(np.searchsorted(offsets, position, side="right")) - 1
             raise ValueError(f"column {name!r}: row {row} of the batch holds a null reference")
-        strings = values.to_pylist()
-        offsets = (chunk.offsets.to_numpy() - chunk.offsets[0].as_py()).tolist()
+        strings, offsets = values.to_pylist(), offsets.tolist()
         cells.extend(strings[offsets[i]:offsets[i + 1]] for i in range(len(chunk)))
     return cells
 

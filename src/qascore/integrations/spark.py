@@ -30,7 +30,7 @@ def score_dataframe(df, metric: str, *, prediction_column: str = "prediction", r
     scorer.check_columns(df.columns)
     kinds = {"float64": DoubleType(), "bool": BooleanType()}
     schema = StructType(list(df.schema.fields) + [StructField(name, kinds[kind], nullable=False)
-                                                   for name, kind in scorer.output_columns().items()])
+                                                   for name, kind in scorer.output_columns.items()])
 
     def score_partition(batches):
         for batch in batches:
