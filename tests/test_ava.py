@@ -16,6 +16,7 @@ from qascore.ava.evaluate import (
     tune_threshold,
 )
 from qascore.judges.linear import LinearAva, compute_features, default_linear_model, train_linear
+from qascore.judges.inputs import PAPER_CONFIGURATIONS, architecture
 from qascore.errors import InputFormatError
 from qascore.text import get_tokenizer
 
@@ -279,7 +280,8 @@ def test_model_dir_errors(tmp_path):
         OnnxAvaModel.from_dir(tmp_path, device="cpu")
 
 
-def test_export_parity_on_a_small_network(tmp_path):
+@pytest.mark.parametrize("arch", ["a2", "a0", *PAPER_CONFIGURATIONS])
+def test_export_parity_on_a_small_network(tmp_path, arch):
     torch = pytest.importorskip("torch", reason="torch (train extra) not installed: export parity needs torch")
     transformers = pytest.importorskip("transformers")
     pytest.importorskip("onnx")
@@ -293,12 +295,18 @@ def test_export_parity_on_a_small_network(tmp_path):
     config = transformers.BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                                      intermediate_size=64)
     torch.manual_seed(0)
-    model = ava_net_from_config("a2", config).eval()
-    export_ava.export_onnx(model, "a2", tmp_path / "model.onnx")
-    onnx_model = OnnxAvaModel(tmp_path / "model.onnx", tokenizer_file=default_model_dir() / "tokenizer.json", arch="a2", device="cpu")
+    model = ava_net_from_config(arch, config).eval()
+    spec_of = architecture(arch)
+    # one encoder per pair (paper configurations, a0) or one shared; A2 one peer block per pair
+    assert len(model.encoders) == spec_of.n_encoders
+    assert (model.peers is not None) == (spec_of.peer == "separate")
+    if model.peers is not None:
+        assert model.peers[0].query.weight.data_ptr() != model.peers[1].query.weight.data_ptr()
+    export_ava.export_onnx(model, arch, tmp_path / "model.onnx")
+    onnx_model = OnnxAvaModel(tmp_path / "model.onnx", tokenizer_file=default_model_dir() / "tokenizer.json", arch=arch, device="cpu")
     q, r, t = ["who wrote hamlet", "capital of france"], ["Shakespeare", "Paris"], ["It was Shakespeare.", "Lyon, I think, or maybe Paris"]
     from qascore.ava.training import encode_slots, predict_logits_torch
 
-    slots = encode_slots(onnx_model.tokenizer, "a2", q, r, t, truncation="allow")
+    slots = encode_slots(onnx_model.tokenizer, arch, q, r, t, truncation="allow")
     want = predict_logits_torch(model, slots, onnx_model.tokenizer.pad_id, "cpu")
     np.testing.assert_allclose(onnx_model.logits_of_slots(slots), want, atol=1e-4)

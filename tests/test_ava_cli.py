@@ -227,3 +227,22 @@ def test_score_reference_rule_and_progress_bar(tmp_path, capsys, refs):
     assert [line["score"] for line in _lines(out.read_text())] == [round(float(p), 6) for p in expected]
     err = capsys.readouterr().err
     assert f"refs:{refs}" in err and "ava 3 examples" in err
+
+
+def test_train_usage_errors_name_the_problem(tmp_path, capsys):
+    as2 = tmp_path / "as2.jsonl"
+    as2.write_text('{"question": "q", "candidates": [{"sentence": "a", "label": 1}]}\n')
+    out = ["--out", str(tmp_path / "out")]
+    for model, message in (("A3(q,t)", "unknown AVA architecture 'A3(q,t)'"), ("A1(q,r)", "holds q, r and t")):
+        with pytest.raises(SystemExit) as stop:  # argparse: exit status 2
+            cli_main(["ava", "train", "--model", model, "--data", str(as2), *out])
+        assert stop.value.code == 2 and message in capsys.readouterr().err
+    for argv, message in (
+        (["--model", "linear", "--data", str(as2)], "the linear model trains on EVOUNA"),
+        (["--model", "A0(q,t)", "--data", str(as2), "--as2-construction", "one_reference", "--as2-pairs", "2"],
+         "--as2-pairs applies to --as2-construction pairs"),
+        (["--model", "a2", "--data", str(tmp_path / "NQ.json"), "--as2-pairs", "2"], "not EVOUNA"),
+    ):
+        assert cli_main(["ava", "train", *argv, *out]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -61,7 +61,7 @@ def test_as2_to_ava_construction(tmp_path):
         {"question": "q2", "candidates": [{"sentence": "x", "label": 0}]},
         {"question": "q3", "candidates": [{"sentence": "y", "label": 1}, {"sentence": "z", "label": 0}]},
     ]
-    t = load_as2_as_ava(_as2_file(tmp_path, lines), seed=3)
+    t = load_as2_as_ava(_as2_file(tmp_path, lines), construction="one_reference", seed=3)
     assert t.dropped == {"no_correct_sentence": 1}
     by_q = {}
     for q, r, c, y in zip(t.questions, t.references, t.candidates, t.labels):
@@ -72,7 +72,7 @@ def test_as2_to_ava_construction(tmp_path):
     gold = {"a": 0, "b": 1, "c": 1, "d": 0}
     assert sorted(c for _, c, _ in by_q["q1"]) == sorted(set(gold) - {ref})
     assert all(y == gold[c] for _, c, y in by_q["q1"])
-    capped = load_as2_as_ava(_as2_file(tmp_path, lines), seed=3, max_candidates=1)
+    capped = load_as2_as_ava(_as2_file(tmp_path, lines), construction="one_reference", seed=3, max_candidates=1)
     assert [c for q, c, y in zip(capped.questions, capped.candidates, capped.labels) if q == "q1"] == [{"b": "c", "c": "b"}[ref]]
     both = concat_triples([t, capped])
     assert len(both) == len(t) + len(capped) and len(set(both.question_ids)) == 4
@@ -86,8 +86,44 @@ def test_as2_bad_line_names_file_and_line(tmp_path):
 
 
 def test_as2_on_real_trecqa(shared_data):
-    t = load_as2_as_ava(shared_data / "ava" / "trecqa" / "train.jsonl", seed=13, max_candidates=40)
+    t = load_as2_as_ava(shared_data / "ava" / "trecqa" / "train.jsonl", construction="one_reference", seed=13,
+                        max_candidates=40)
     assert len(t) == 2015 and 0.1 < t.labels.mean() < 0.3
+    paper = load_as2_as_ava(shared_data / "ava" / "trecqa" / "train.jsonl")
+    # 62 of the 94 questions have two or more correct sentences: 7,620 positive and 83,269 negative
+    # ordered pairs before dropping pairs of identical sentences
+    assert paper.dropped == {"fewer_than_two_correct": 32}
+    assert 7000 < int(paper.labels.sum()) <= 7620 and 80000 < len(paper) - int(paper.labels.sum()) <= 83269
+
+
+def test_as2_paper_construction_pairs_correct_sentences(tmp_path):
+    lines = [
+        {"question": "q1", "candidates": [{"sentence": "a", "label": 0}, {"sentence": "b", "label": 1},
+                                          {"sentence": "c", "label": 1}, {"sentence": "d", "label": 0}]},
+        {"question": "q2", "candidates": [{"sentence": "x", "label": 1}, {"sentence": "y", "label": 0}]},
+        {"question": "q3", "candidates": [{"sentence": "s", "label": 1}, {"sentence": "s", "label": 1},
+                                          {"sentence": "u", "label": 0}]},
+    ]
+    t = load_as2_as_ava(_as2_file(tmp_path, lines))
+    assert t.dropped == {"fewer_than_two_correct": 1}
+    got = sorted((q, r[0], c, int(y)) for q, r, c, y in zip(t.questions, t.references, t.candidates, t.labels))
+    # positives: ordered pairs of two different correct sentences; negatives: a correct reference
+    # with an incorrect candidate; q3's two correct sentences are the same text, so no positive
+    assert got == sorted([
+        ("q1", "b", "c", 1), ("q1", "c", "b", 1),
+        ("q1", "b", "a", 0), ("q1", "b", "d", 0), ("q1", "c", "a", 0), ("q1", "c", "d", 0),
+        ("q3", "s", "u", 0), ("q3", "s", "u", 0),
+    ])
+    capped = load_as2_as_ava(_as2_file(tmp_path, lines), max_pairs_per_question=3, seed=5)
+    assert sum(q == "q1" for q in capped.questions) == 3 and set(capped.candidates) <= {"a", "b", "c", "d", "u"}
+    balanced = load_as2_as_ava(_as2_file(tmp_path, lines), max_pairs_per_question=1, per_label=True, seed=5)
+    assert sorted(int(y) for q, y in zip(balanced.questions, balanced.labels) if q == "q1") == [0, 1]
+    again = load_as2_as_ava(_as2_file(tmp_path, lines), max_pairs_per_question=3, seed=5)
+    assert capped.candidates == again.candidates and capped.references == again.references
+    with pytest.raises(ValueError, match="max_candidates applies"):
+        load_as2_as_ava(_as2_file(tmp_path, lines), max_candidates=3)
+    with pytest.raises(ValueError, match="construction must be"):
+        load_as2_as_ava(_as2_file(tmp_path, lines), construction="paper")
 
 
 def test_calibration_split_is_disjoint_from_fit_and_dev(shared_data):

@@ -241,39 +241,71 @@ def _read_wikiqa_tsv(path) -> list[As2Question]:
     return list(by_id.values())
 
 
-def load_as2_as_ava(path, *, seed: int = 13, max_candidates: int | None = None) -> Triples:
-    """AVA triples from an answer-sentence-selection file (not the paper's construction, which keeps
-    questions with two or more correct answers and pairs them; see docs/fidelity.md).
+AS2_CONSTRUCTIONS = ("pairs", "one_reference")
 
-    Any layout :func:`read_as2` reads. Per question with at least one correct sentence, one
-    correct sentence (drawn with ``seed``) becomes the reference and every other sentence a
-    candidate with its own label; questions without a correct sentence give no triple (counted in
-    ``dropped``). ``max_candidates`` caps the candidates per question by sampling (correct ones
-    first kept).
+
+def _draw(items: list, k: int, rng) -> list:
+    """``k`` of ``items`` drawn uniformly without replacement, in their order (all when fewer)."""
+    if len(items) <= k:
+        return items
+    return [items[i] for i in sorted(rng.choice(len(items), k, replace=False))]
+
+
+def load_as2_as_ava(path, *, construction: str = "pairs", seed: int = 13, max_pairs_per_question: int | None = None,
+                    per_label: bool = False, max_candidates: int | None = None) -> Triples:
+    """AVA triples from an answer-sentence-selection file (any layout :func:`read_as2` reads).
+
+    ``construction="pairs"`` (default) is the paper's (Vu and Moschitti, section 4): only
+    questions with at least two correct sentences are kept; every ordered pair of two different
+    correct sentences (t_i as the reference, t_j as the candidate) is a positive, and every correct
+    t_i with an incorrect t_j a negative. ``max_pairs_per_question`` keeps that many of a
+    question's pairs, drawn uniformly with ``seed`` (the full set grows with the square of the
+    sentences); with ``per_label=True`` the cap applies to the positives and to the negatives
+    separately (up to that many of each, a balanced sample). Questions with fewer than two correct
+    sentences are counted in ``dropped``.
+
+    ``construction="one_reference"``: per question with at least one correct sentence, one correct
+    sentence (drawn with ``seed``) becomes the reference and every other sentence a candidate with
+    its own label (questions with a single correct sentence give negatives only);
+    ``max_candidates`` caps the candidates per question by sampling (correct ones first kept).
     """
+    if construction not in AS2_CONSTRUCTIONS:
+        raise ValueError(f"construction must be one of {AS2_CONSTRUCTIONS}, got {construction!r}")
+    if construction == "pairs" and max_candidates is not None:
+        raise ValueError("max_candidates applies to construction='one_reference'; use max_pairs_per_question")
+    if construction == "one_reference" and max_pairs_per_question is not None:
+        raise ValueError("max_pairs_per_question applies to construction='pairs'; use max_candidates")
     rng = np.random.default_rng(seed)
-    q, refs, cands, labels, qids = [], [], [], [], []
-    dropped = {"no_correct_sentence": 0}
+    rows: list[tuple] = []  # (question, reference, candidate, label, line)
+    need = 2 if construction == "pairs" else 1
+    dropped_key = "fewer_than_two_correct" if construction == "pairs" else "no_correct_sentence"
+    dropped = {dropped_key: 0}
     for entry in read_as2(path):
         correct = [i for i, label in enumerate(entry.labels) if label == 1]
-        if not correct:
-            dropped["no_correct_sentence"] += 1
+        if len(correct) < need:
+            dropped[dropped_key] += 1
             continue
-        ref = int(rng.choice(correct))
-        others = [i for i in range(len(entry.labels)) if i != ref]
-        if max_candidates is not None and len(others) > max_candidates:
-            positives = [i for i in others if entry.labels[i] == 1]
-            negatives = [i for i in others if entry.labels[i] == 0]
-            keep_neg = max(0, max_candidates - len(positives))
-            others = sorted(positives[:max_candidates] + rng.permutation(negatives)[:keep_neg].tolist())
-        for i in others:
-            q.append(entry.question)
-            refs.append([entry.sentences[ref]])
-            cands.append(entry.sentences[i])
-            labels.append(entry.labels[i])
-            qids.append(entry.line)
-    systems = ["as2"] * len(q)
-    return Triples(q, refs, cands, np.asarray(labels, dtype=np.int64), systems, qids, dropped)
+        if construction == "pairs":
+            pairs = [(i, j) for i in correct for j in range(len(entry.labels))
+                     if j != i and entry.sentences[j] != entry.sentences[i]]
+            if max_pairs_per_question is not None:
+                groups = ([[p for p in pairs if entry.labels[p[1]] == label] for label in (1, 0)] if per_label
+                          else [pairs])
+                pairs = sorted(pair for group in groups for pair in _draw(group, max_pairs_per_question, rng))
+        else:
+            ref = int(rng.choice(correct))
+            others = [i for i in range(len(entry.labels)) if i != ref]
+            if max_candidates is not None and len(others) > max_candidates:
+                positives = [i for i in others if entry.labels[i] == 1]
+                negatives = [i for i in others if entry.labels[i] == 0]
+                keep_neg = max(0, max_candidates - len(positives))
+                others = sorted(positives[:max_candidates] + rng.permutation(negatives)[:keep_neg].tolist())
+            pairs = [(ref, i) for i in others]
+        rows += [(entry.question, entry.sentences[i], entry.sentences[j], entry.labels[j], entry.line)
+                 for i, j in pairs]
+    return Triples([r[0] for r in rows], [[r[1]] for r in rows], [r[2] for r in rows],
+                   np.asarray([r[3] for r in rows], dtype=np.int64), ["as2"] * len(rows), [r[4] for r in rows],
+                   dropped)
 
 
 def concat_triples(parts: list) -> Triples:

@@ -2,9 +2,10 @@
 
 All return one logit per row: p(correct) = sigmoid(logit). Pair representations are the mean of
 the encoder's token states over real tokens (the all-MiniLM-L6-v2 pooling).
-Deliberate difference from the paper: a1 and a2 share one encoder across their two pairs (the
-paper fine-tunes one instance per pair) so the shipped model stays one MiniLM (<= 25 MB int8);
-a0 keeps separate encoders as the paper has it.
+The shipped a1 and a2 share one encoder across their two pairs (the paper fine-tunes one
+instance per pair) so the shipped model stays one MiniLM (<= 25 MB int8); a0 and every paper
+configuration (``A1((r,q+t),(t,q+r))``, ...) have one encoder per pair, and A2 one peer block per
+pair, as the paper has them (:func:`qascore.judges.inputs.architecture`).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import math
 import torch
 from torch import nn
 
-from ..judges.inputs import slots_of
+from ..judges.inputs import architecture
 
 
 def masked_mean(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -51,20 +52,25 @@ class PeerAttention(nn.Module):
 
 
 class AvaNet(nn.Module):
-    """a0 / a1 / a2 over the slots of :func:`qascore.judges.inputs.slots_of`."""
+    """Any :func:`qascore.judges.inputs.architecture`: a0 / a1 / a2 or a paper configuration."""
 
     def __init__(self, arch: str, encoders: list, dropout: float = 0.1) -> None:
         super().__init__()
+        spec = architecture(arch)
+        if len(encoders) != spec.n_encoders:
+            raise ValueError(f"{arch}: {spec.n_encoders} encoder(s) expected, got {len(encoders)}")
         self.arch = arch
-        self.n_slots = len(slots_of(arch))
-        self.encoders = nn.ModuleList(encoders)  # one per slot (a0) or one shared (a1, a2)
+        self.n_slots = len(spec.slots)
+        self.encoders = nn.ModuleList(encoders)  # one per slot, or one shared by all slots
         config = encoders[0].config
         hidden = config.hidden_size
-        self.peer = (
-            PeerAttention(hidden, config.num_attention_heads, config.intermediate_size, dropout)
-            if arch == "a2"
-            else None
-        )
+
+        def peer_block():
+            return PeerAttention(hidden, config.num_attention_heads, config.intermediate_size, dropout)
+
+        # a2 keeps its one shared block under the name `peer` (so its checkpoints still load)
+        self.peer = peer_block() if spec.peer == "shared" else None
+        self.peers = nn.ModuleList([peer_block(), peer_block()]) if spec.peer == "separate" else None
         self.dropout = nn.Dropout(dropout)
         self.head = nn.Linear(hidden * self.n_slots, 1)
 
@@ -89,8 +95,9 @@ class AvaNet(nn.Module):
                 enc(input_ids=g[0], attention_mask=g[1], token_type_ids=g[2]).last_hidden_state
                 for enc, g in zip(self.encoders, groups)
             ]
-        if self.peer is not None:
-            states = [self.peer(states[0], states[1], masks[1]), self.peer(states[1], states[0], masks[0])]
+        if self.peer is not None or self.peers is not None:
+            first, second = (self.peer, self.peer) if self.peers is None else tuple(self.peers)
+            states = [first(states[0], states[1], masks[1]), second(states[1], states[0], masks[0])]
         pooled = torch.cat([masked_mean(s, m) for s, m in zip(states, masks)], dim=-1)
         return self.head(self.dropout(pooled)).squeeze(-1)
 
@@ -99,10 +106,9 @@ def build_ava_net(arch: str, backbone_dir, *, dropout: float = 0.1) -> AvaNet:
     """An AvaNet whose encoders start from the MiniLM (or any BERT) checkpoint in ``backbone_dir``."""
     from transformers import AutoModel
 
-    n_encoders = len(slots_of(arch)) if arch == "a0" else 1
     encoders = [
         AutoModel.from_pretrained(str(backbone_dir), attn_implementation="eager", dtype=torch.float32)
-        for _ in range(n_encoders)
+        for _ in range(architecture(arch).n_encoders)
     ]
     return AvaNet(arch, encoders, dropout)
 
@@ -112,5 +118,4 @@ def ava_net_from_config(arch: str, config) -> AvaNet:
     from transformers import AutoModel
 
     config._attn_implementation = "eager"
-    n_encoders = len(slots_of(arch)) if arch == "a0" else 1
-    return AvaNet(arch, [AutoModel.from_config(config) for _ in range(n_encoders)])
+    return AvaNet(arch, [AutoModel.from_config(config) for _ in range(architecture(arch).n_encoders)])

@@ -18,6 +18,7 @@ import numpy as np
 from ..runtime.batching import length_buckets, pad_rows
 from ..runtime.tokenize import TextTokenizer
 from .data import Triples
+from .evaluate import pointwise
 from ..judges.inputs import PAIR_MAX_LENGTH, build_pairs, slots_of
 from ..judges.rows import check_triples, expand_rows, mean_by_owner, sigmoid
 
@@ -38,6 +39,9 @@ class TrainConfig:
     seed: int = 13  # initialisation of new layers and dropout
     order_seed: int | None = None  # order of training batches (None: same as seed)
     freeze_word_embeddings: bool = True
+    # the paper's early stopping: after each epoch from the first on, keep the weights of the
+    # epoch with the best dev F1 (at p >= 0.5); off, the last epoch's weights are kept
+    keep_best_on_dev: bool = False
 
 
 def expand_references(triples: Triples) -> tuple[list, list, list, np.ndarray]:
@@ -134,6 +138,7 @@ def train_transformer(
     loss_fn = torch.nn.BCEWithLogitsLoss()
     autocast = torch_device.type == "cuda"
     history = []
+    best_f1, best_state = -1.0, None
     for epoch in range(config.epochs):
         model.train()
         # length buckets keep padding low; shuffling the buckets (and rows within ties) keeps SGD random
@@ -158,9 +163,16 @@ def train_transformer(
         if dev is not None:
             probs = predict_probabilities(model, tokenizer, config.arch, dev, torch_device, autocast=autocast)
             entry["dev_accuracy"] = float(np.mean((probs >= 0.5) == (dev.labels == 1)))
+            entry["dev_f1"] = pointwise(dev.labels, probs >= 0.5).f1
+            if config.keep_best_on_dev and entry["dev_f1"] > best_f1:
+                best_f1 = entry["dev_f1"]
+                best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
         history.append(entry)
         log(f"[{config.arch}] {json.dumps(entry)}")
+    if best_state is not None:
+        model.load_state_dict(best_state)
     return model, tokenizer, history
+
 
 
 def predict_probabilities(model, tokenizer, arch, triples: Triples, device, *, autocast=False) -> np.ndarray:

