@@ -119,8 +119,9 @@ def train_transformer(
 
     model = build_ava_net(config.arch, backbone_dir, dropout=config.dropout).to(torch_device)
     if config.freeze_word_embeddings:
-        for encoder in model.encoders:
-            encoder.embeddings.word_embeddings.weight.requires_grad_(False)
+        for name, weight in model.named_parameters():
+            if name.endswith(WORD_EMBEDDINGS):
+                weight.requires_grad_(False)
     encoder_params = [p for p in model.encoders.parameters() if p.requires_grad]
     new_params = [p for n, p in model.named_parameters() if not n.startswith("encoders.")]
     optimizer = torch.optim.AdamW(
