@@ -15,8 +15,10 @@ row the same logit in any batch; it keeps the int8 weights and the int8 kernels'
         [--range max|p99.99|p99.9|choose] [--out DIR]
 
 Calibration rows are EVOUNA's calibration part (train split re-split by question, the part the
-stacker and threshold are fitted on; never dev). ``--range choose`` (default) picks, among the
-candidate rules, the one whose frozen logits are closest to the float graph's on those rows.
+stacker and threshold are fitted on; never dev), or for a reader (the EXAM ``qa`` solver's
+``A0(q,t)`` network) the sentences of a training answer-sentence-selection file.
+``--range choose`` (default) picks, among the candidate rules, the one whose frozen logits are
+closest to the float graph's on those rows.
 Afterwards refit the stacker and thresholds: ``qascore ava calibrate MODEL_DIR --data NQ.json``.
 Needs ``qascore[train]`` (onnx).
 """
@@ -187,19 +189,25 @@ def logits_of(model_dir: Path, proto, q, r, t, *, n_threads: int) -> np.ndarray:
 def main(argv=None) -> int:
     import onnx
 
-    from qascore.ava.data import calibration_split, load_evouna, split_by_question
+    from qascore.ava.data import calibration_split, load_as2_as_ava, load_evouna, split_by_question
     from qascore.judges.rows import expand_rows
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model_dir", type=Path)
-    parser.add_argument("--data", required=True, help="EVOUNA NQ.json")
+    parser.add_argument("--data", required=True,
+                        help="EVOUNA NQ.json (AVA models), or a training AS2 file (readers: TREC-QA .jsonl)")
     parser.add_argument("--range", default="choose", choices=("choose", *RULES))
     parser.add_argument("--out", type=Path, help="directory to write (default: model_dir, in place)")
     parser.add_argument("--n-jobs", type=int, default=1)
     args = parser.parse_args(argv)
 
-    train, _ = split_by_question(load_evouna(args.data))
-    _, cal = calibration_split(train)
+    if str(args.data).endswith(".json"):
+        train, _ = split_by_question(load_evouna(args.data))
+        _, cal = calibration_split(train)
+        described = "EVOUNA NQ calibration part (train split re-split by question, seed 7, 10%)"
+    else:  # a reader's (question, sentence) rows: every sentence of a training AS2 file, 20 a question
+        cal = load_as2_as_ava(args.data, construction="one_reference", seed=13, max_candidates=20)
+        described = f"{Path(args.data).name}: up to 20 sentences a question (load_as2_as_ava one_reference, seed 13)"
     q, r, t, _ = expand_rows(cal.questions, cal.references, cal.candidates)
     proto = onnx.load(str(args.model_dir / "model.onnx"))
     if not quantised_activations(proto):
@@ -224,7 +232,7 @@ def main(argv=None) -> int:
     meta = json.loads(meta_path.read_text())
     meta["activation_ranges"] = {
         "command": "python onnx_export/static_activations.py " + " ".join(sys.argv[1:] if argv is None else argv),
-        "rows": len(q), "data": "EVOUNA NQ calibration part (train split re-split by question, seed 7, 10%)",
+        "rows": len(q), "data": described,
         "rule": rule, "candidates": report,
     }
     (out / "model.json").write_text(json.dumps(meta, indent=1) + "\n")

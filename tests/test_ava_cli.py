@@ -239,9 +239,9 @@ def test_train_usage_errors_name_the_problem(tmp_path, capsys):
         assert stop.value.code == 2 and message in capsys.readouterr().err
     for argv, message in (
         (["--model", "linear", "--data", str(as2)], "the linear model trains on EVOUNA"),
-        (["--model", "A0(q,t)", "--data", str(as2), "--as2-construction", "one_reference", "--as2-pairs", "2"],
-         "--as2-pairs applies to --as2-construction pairs"),
+        (["--model", "A0(q,t)", "--data", str(as2), "--as2-pairs", "0"], "--as2-pairs must be >= 1"),
         (["--model", "a2", "--data", str(tmp_path / "NQ.json"), "--as2-pairs", "2"], "not EVOUNA"),
+        (["--model", "a2", "--data", str(tmp_path / "NQ.json"), "--as2-off-topic", "2"], "not EVOUNA"),
     ):
         assert cli_main(["ava", "train", *argv, *out]) == 2
         assert message in capsys.readouterr().err

@@ -178,3 +178,24 @@ def test_cli_calibrate_writes_stacker_and_threshold(tmp_path):
     assert model.stacker == Stacker.from_dict(written["stacker"])
     assert model.threshold == written["thresholds"]["max"]
     assert model.with_refs("mean").threshold == written["thresholds"]["mean"]
+
+
+def test_as2_sentences_construction_and_off_topic_negatives(tmp_path):
+    lines = [
+        {"question": "q1", "candidates": [{"sentence": "a", "label": 0}, {"sentence": "b", "label": 1}]},
+        {"question": "q2", "candidates": [{"sentence": "x", "label": 0}]},
+        {"question": "q3", "candidates": [{"sentence": "y", "label": 1}, {"sentence": "z", "label": 0}]},
+    ]
+    t = load_as2_as_ava(_as2_file(tmp_path, lines), construction="sentences")
+    # the AS2 rows themselves: every sentence of a question with a correct one, with its label
+    assert sorted(zip(t.questions, t.candidates, t.labels.tolist())) == [
+        ("q1", "a", 0), ("q1", "b", 1), ("q3", "y", 1), ("q3", "z", 0)]
+    assert t.dropped == {"no_correct_sentence": 1}
+    with_off = load_as2_as_ava(_as2_file(tmp_path, lines), construction="sentences", off_topic=2, seed=1)
+    extra = [(q, c, y) for q, c, y in zip(with_off.questions, with_off.candidates, with_off.labels.tolist())
+             if (q, c, y) not in set(zip(t.questions, t.candidates, t.labels.tolist()))]
+    own = {"q1": {"a", "b"}, "q3": {"y", "z"}}
+    assert len(extra) == 4 and all(y == 0 and c not in own[q] for q, c, y in extra)
+    capped = load_as2_as_ava(_as2_file(tmp_path, lines), construction="sentences", max_pairs_per_question=1,
+                             per_label=True)
+    assert sorted(capped.labels.tolist()) == [0, 0, 1, 1]

@@ -241,7 +241,7 @@ def _read_wikiqa_tsv(path) -> list[As2Question]:
     return list(by_id.values())
 
 
-AS2_CONSTRUCTIONS = ("pairs", "one_reference")
+AS2_CONSTRUCTIONS = ("pairs", "one_reference", "sentences")
 
 
 def _draw(items: list, k: int, rng) -> list:
@@ -252,46 +252,54 @@ def _draw(items: list, k: int, rng) -> list:
 
 
 def load_as2_as_ava(path, *, construction: str = "pairs", seed: int = 13, max_pairs_per_question: int | None = None,
-                    per_label: bool = False, max_candidates: int | None = None) -> Triples:
+                    per_label: bool = False, max_candidates: int | None = None, off_topic: int = 0) -> Triples:
     """AVA triples from an answer-sentence-selection file (any layout :func:`read_as2` reads).
 
     ``construction="pairs"`` (default) is the paper's (Vu and Moschitti, section 4): only
     questions with at least two correct sentences are kept; every ordered pair of two different
     correct sentences (t_i as the reference, t_j as the candidate) is a positive, and every correct
-    t_i with an incorrect t_j a negative. ``max_pairs_per_question`` keeps that many of a
-    question's pairs, drawn uniformly with ``seed`` (the full set grows with the square of the
-    sentences); with ``per_label=True`` the cap applies to the positives and to the negatives
-    separately (up to that many of each, a balanced sample). Questions with fewer than two correct
-    sentences are counted in ``dropped``.
+    t_i with an incorrect t_j a negative. Questions with fewer than two correct sentences are
+    counted in ``dropped``.
 
     ``construction="one_reference"``: per question with at least one correct sentence, one correct
     sentence (drawn with ``seed``) becomes the reference and every other sentence a candidate with
     its own label (questions with a single correct sentence give negatives only);
     ``max_candidates`` caps the candidates per question by sampling (correct ones first kept).
+
+    ``construction="sentences"``: the answer-sentence-selection rows themselves, for a reader
+    (``A0(q,t)``, which reads only the question and the candidate): every sentence of a question
+    with at least one correct sentence is a candidate with its own label (the reference, unused
+    by a reader, is the question's first correct sentence).
+
+    ``max_pairs_per_question`` keeps that many of a question's rows, drawn uniformly with ``seed``
+    (``pairs`` grows with the square of the sentences); with ``per_label=True`` the cap applies to
+    the positives and to the negatives separately (a balanced sample). ``off_topic`` adds that many
+    negatives a question whose candidates are sentences of other questions (drawn with ``seed``):
+    a reader must also rank text about something else low, which same-question sentences never
+    teach.
     """
     if construction not in AS2_CONSTRUCTIONS:
         raise ValueError(f"construction must be one of {AS2_CONSTRUCTIONS}, got {construction!r}")
-    if construction == "pairs" and max_candidates is not None:
+    if construction != "one_reference" and max_candidates is not None:
         raise ValueError("max_candidates applies to construction='one_reference'; use max_pairs_per_question")
-    if construction == "one_reference" and max_pairs_per_question is not None:
-        raise ValueError("max_pairs_per_question applies to construction='pairs'; use max_candidates")
     rng = np.random.default_rng(seed)
+    entries = read_as2(path)
     rows: list[tuple] = []  # (question, reference, candidate, label, line)
     need = 2 if construction == "pairs" else 1
     dropped_key = "fewer_than_two_correct" if construction == "pairs" else "no_correct_sentence"
     dropped = {dropped_key: 0}
-    for entry in read_as2(path):
+    kept = []
+    for k, entry in enumerate(entries):
         correct = [i for i, label in enumerate(entry.labels) if label == 1]
         if len(correct) < need:
             dropped[dropped_key] += 1
             continue
+        kept.append(k)
         if construction == "pairs":
             pairs = [(i, j) for i in correct for j in range(len(entry.labels))
                      if j != i and entry.sentences[j] != entry.sentences[i]]
-            if max_pairs_per_question is not None:
-                groups = ([[p for p in pairs if entry.labels[p[1]] == label] for label in (1, 0)] if per_label
-                          else [pairs])
-                pairs = sorted(pair for group in groups for pair in _draw(group, max_pairs_per_question, rng))
+        elif construction == "sentences":
+            pairs = [(correct[0], j) for j in range(len(entry.labels))]
         else:
             ref = int(rng.choice(correct))
             others = [i for i in range(len(entry.labels)) if i != ref]
@@ -301,11 +309,33 @@ def load_as2_as_ava(path, *, construction: str = "pairs", seed: int = 13, max_pa
                 keep_neg = max(0, max_candidates - len(positives))
                 others = sorted(positives[:max_candidates] + rng.permutation(negatives)[:keep_neg].tolist())
             pairs = [(ref, i) for i in others]
+        if max_pairs_per_question is not None:
+            groups = ([[p for p in pairs if entry.labels[p[1]] == label] for label in (1, 0)] if per_label
+                      else [pairs])
+            pairs = sorted(pair for group in groups for pair in _draw(group, max_pairs_per_question, rng))
         rows += [(entry.question, entry.sentences[i], entry.sentences[j], entry.labels[j], entry.line)
                  for i, j in pairs]
+        if off_topic:
+            rows += _off_topic_rows(entries, k, correct[0], off_topic, rng)
     return Triples([r[0] for r in rows], [[r[1]] for r in rows], [r[2] for r in rows],
                    np.asarray([r[3] for r in rows], dtype=np.int64), ["as2"] * len(rows), [r[4] for r in rows],
                    dropped)
+
+
+def _off_topic_rows(entries: list, k: int, reference: int, n: int, rng) -> list[tuple]:
+    """``n`` negatives for question ``k``: sentences of other questions (never its own text)."""
+    entry, rows = entries[k], []
+    own = set(entry.sentences)
+    for _ in range(100 * n):  # bounded: other questions may hold only this question's sentences
+        if len(rows) == n or len(entries) < 2:
+            break
+        other = entries[int(rng.integers(len(entries)))]
+        if other is entry or not other.sentences:
+            continue
+        sentence = other.sentences[int(rng.integers(len(other.sentences)))]
+        if sentence not in own:
+            rows.append((entry.question, entry.sentences[reference], sentence, 0, entry.line))
+    return rows
 
 
 def concat_triples(parts: list) -> Triples:

@@ -189,17 +189,18 @@ def _train_model(name: str) -> str:
 def _training_data(args):
     """EVOUNA (.json) or an AS2 file made into AVA triples."""
     if str(args.data).endswith(".json"):
-        if args.as2_pairs is not None:
-            raise ValueError("--as2-pairs applies to answer-sentence-selection data, not EVOUNA")
+        if args.as2_pairs is not None or args.as2_off_topic:
+            raise ValueError("--as2-pairs and --as2-off-topic apply to answer-sentence-selection data, not EVOUNA")
         return load_evouna(args.data)
     from ..ava.data import load_as2_as_ava
 
     if args.model == "linear":
         raise ValueError("the linear model trains on EVOUNA (its features need the gold short answer)")
+    if args.as2_off_topic < 0 or (args.as2_pairs is not None and args.as2_pairs < 1):
+        raise ValueError("--as2-pairs must be >= 1 and --as2-off-topic >= 0")
     pairs = {} if args.as2_pairs is None else {"max_pairs_per_question": args.as2_pairs, "per_label": True}
-    if pairs and args.as2_construction != "pairs":
-        raise ValueError("--as2-pairs applies to --as2-construction pairs")
-    return load_as2_as_ava(args.data, construction=args.as2_construction, seed=args.seed, **pairs)
+    return load_as2_as_ava(args.data, construction=args.as2_construction, seed=args.seed,
+                           off_topic=args.as2_off_topic, **pairs)
 
 
 def run_train(args) -> int:
@@ -357,10 +358,13 @@ def register(parser) -> None:
     tr.add_argument("--data", required=True,
                     help="EVOUNA NQ.json, or an answer-sentence-selection file (TREC-QA .jsonl[.gz], WikiQA .tsv) "
                          "made into AVA triples by --as2-construction")
-    tr.add_argument("--as2-construction", default="pairs", choices=["pairs", "one_reference"],
-                    help="AS2 data: the paper's pairs of correct sentences (default) or one reference per question")
+    tr.add_argument("--as2-construction", default="pairs", choices=["pairs", "one_reference", "sentences"],
+                    help="AS2 data: the paper's pairs of correct sentences (default), one reference per question, "
+                         "or the sentences themselves (for a reader, 'A0(q,t)')")
     tr.add_argument("--as2-pairs", type=int, default=None,
-                    help="AS2 data, pairs construction: draw up to N positives and N negatives per question")
+                    help="AS2 data: draw up to N positive and N negative rows per question")
+    tr.add_argument("--as2-off-topic", type=int, default=0,
+                    help="AS2 data: add N negatives per question drawn from other questions' sentences")
     tr.add_argument("--keep-best-on-dev", action="store_true",
                     help="keep the epoch with the best dev F1 (the paper's early stopping), not the last")
     tr.add_argument("--out", required=True)
