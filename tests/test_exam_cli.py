@@ -123,6 +123,7 @@ def test_articles_from_stdin_are_system_stdin(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize("extra, message", [
     (["--solver", "magic"], "unknown solver 'magic'"),
+    (["--qa-model", "reader"], "--qa-model applies to --solver qa"),
     (["--articles", str(DEMO / "gold.jsonl"), "--articles", str(DEMO / "gold.jsonl")], "duplicate system 'gold'"),
     (["--plot", "x.png"], "--plot needs --official"),
     (["-q", "-"], "needs --questions-format"),

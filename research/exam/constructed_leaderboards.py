@@ -11,7 +11,7 @@ solver and judge, Kendall tau-b between EXAM and the true accuracies, and the la
 absolute difference between a system's EXAM and its true accuracy.
 
     python research/exam/constructed_leaderboards.py NQ.json [--judges workbench,containment,...]
-           [--solver lexical] [--seed 0] [--json OUT]
+           [--solvers lexical,qa] [--free-text sentence,paragraph] [--seed 0] [--json OUT]
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ import numpy as np
 
 from qascore.ava.data import load_evouna, split_by_question
 from qascore.exam import LexicalSolver, evaluate
+from qascore.exam.solvers.reader import ReaderSolver
 from qascore.exam.model import Articles, ExamQuestion, QuestionBank
 from qascore.io import dumps, open_output
 from qascore.judges import load_judge
@@ -72,8 +73,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", help="EVOUNA NQ.json")
     parser.add_argument("--judges", default=JUDGES)
+    parser.add_argument("--solvers", default="lexical",
+                        help="solvers to try: lexical, qa (the trained reader; needs qascore[onnx]) or both")
     parser.add_argument("--free-text", default="sentence,paragraph",
-                        help="the lexical solver's free-text answers to try: sentence, paragraph or both")
+                        help="the solvers' free-text answers to try: sentence, paragraph or both")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--json", help="also write the rows as JSON")
@@ -85,19 +88,23 @@ def main(argv=None) -> int:
     print("| solver | judge | Kendall tau-b | max abs(EXAM - truth) | mean abs | seconds |")
     print("|---|---|---|---|---|---|")
     rows = []
-    for free_text, spec in [(f, s) for f in args.free_text.split(",") for s in args.judges.split(",")]:
+    combos = [(v, f, s) for v in args.solvers.split(",") for f in args.free_text.split(",")
+              for s in args.judges.split(",")]
+    for solver_name, free_text, spec in combos:
         judge = load_judge(spec, n_threads=args.threads)
         start = time.perf_counter()
-        result = evaluate(bank, articles, LexicalSolver(free_text=free_text), judge=judge)
+        solver = (ReaderSolver(free_text=free_text, n_threads=args.threads) if solver_name == "qa"
+                  else LexicalSolver(free_text=free_text))
+        result = evaluate(bank, articles, solver, judge=judge)
         seconds = time.perf_counter() - start
         exam = np.array([result.systems[s].exam for s in systems])
         true = np.array([truth[s] for s in systems])
         tau = kendalltau(exam, true, variant="b").statistic
         gap = np.abs(exam - true)
-        rows.append({"solver": f"lexical, free_text={free_text}", "judge": spec, "kendall_tau_b": float(tau),
+        rows.append({"solver": f"{solver_name}, free_text={free_text}", "judge": spec, "kendall_tau_b": float(tau),
                      "max_abs": float(gap.max()), "mean_abs": float(gap.mean()), "seconds": seconds,
                      "exam": dict(zip(systems, exam.tolist())), "truth": truth})
-        print(f"| lexical, {free_text} | `{spec}` | {tau:.3f} | {gap.max():.3f} | {gap.mean():.3f} "
+        print(f"| {solver_name}, {free_text} | `{spec}` | {tau:.3f} | {gap.max():.3f} | {gap.mean():.3f} "
               f"| {seconds:.1f} |", flush=True)
     if args.json:  # the library's writer: atomic, strict JSON
         with open_output(args.json) as out:

