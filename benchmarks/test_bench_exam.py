@@ -126,3 +126,32 @@ def test_embedding_torch_sentences_per_second(benchmark):
     benchmark.group = "embedding"
     benchmark.pedantic(encode, args=(SENTENCES,), rounds=3, iterations=1)
     benchmark.extra_info["sentences_per_second"] = len(SENTENCES) / benchmark.stats.stats.mean
+
+
+def test_qa_reader_slice(benchmark, slice8):
+    """The trained reader (--solver qa) on the same slice as the lexical solver (both cores)."""
+    pytest.importorskip("onnxruntime")
+    from qascore.exam.solvers.reader import ReaderSolver
+
+    arts, qs = slice8
+    reader = ReaderSolver(device="cpu")
+    benchmark.group = "solvers-slice"
+    benchmark.pedantic(reader.solve, args=(arts, qs), rounds=3, iterations=1)
+
+
+def test_lexical_slice_all_cores(benchmark, slice8):
+    arts, qs = slice8
+    benchmark.group = "solvers-slice"
+    benchmark(LexicalSolver(n_jobs=-1).solve, arts, qs)
+
+
+def test_qa_reader_pairs_per_second(benchmark):
+    """(question, sentence) pairs read per second by the shipped reader, all distinct, both cores."""
+    pytest.importorskip("onnxruntime")
+    from qascore.exam.solvers.reader import ReaderSolver
+
+    reader = ReaderSolver(device="cpu")
+    questions = [f"what do plants near the coast number {i} need" for i in range(len(SENTENCES))]
+    benchmark.group = "reader"
+    benchmark.pedantic(reader.answer_probability, args=(questions, SENTENCES), rounds=3, iterations=1)
+    benchmark.extra_info["pairs_per_second"] = len(SENTENCES) / benchmark.stats.stats.mean
