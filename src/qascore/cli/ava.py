@@ -186,26 +186,37 @@ def _train_model(name: str) -> str:
     return name
 
 
-def _training_data(args):
-    """EVOUNA (.json) or an AS2 file made into AVA triples."""
-    if str(args.data).endswith(".json"):
+def _is_evouna(args) -> bool:
+    return str(args.data).endswith(".json")
+
+
+def _check_training_args(args) -> None:
+    """Usage errors of ``ava train``, before any extra is checked or file read."""
+    if _is_evouna(args):
         if args.as2_pairs is not None or args.as2_off_topic:
             raise ValueError("--as2-pairs and --as2-off-topic apply to answer-sentence-selection data, not EVOUNA")
-        return load_evouna(args.data)
-    from ..ava.data import load_as2_as_ava
-
+        return
     if args.model == "linear":
         raise ValueError("the linear model trains on EVOUNA (its features need the gold short answer)")
     if args.as2_off_topic < 0 or (args.as2_pairs is not None and args.as2_pairs < 1):
         raise ValueError("--as2-pairs must be >= 1 and --as2-off-topic >= 0")
+
+
+def _training_data(args):
+    """EVOUNA (.json) or an AS2 file made into AVA triples."""
+    if _is_evouna(args):
+        return load_evouna(args.data)
+    from ..ava.data import load_as2_as_ava
+
     pairs = {} if args.as2_pairs is None else {"max_pairs_per_question": args.as2_pairs, "per_label": True}
     return load_as2_as_ava(args.data, construction=args.as2_construction, seed=args.seed,
                            off_topic=args.as2_off_topic, **pairs)
 
 
 def run_train(args) -> int:
-    data = _training_data(args)  # a usage error is reported before a missing extra
+    _check_training_args(args)
     _check_train_extra(args)
+    data = _training_data(args)
     train, dev = split_by_question(data, seed=args.split_seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
