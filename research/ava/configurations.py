@@ -48,8 +48,9 @@ CONSTRUCTION_CHECK = "A2((r,q+t),(t,q+r))"
 
 
 def slug(config: str, construction: str) -> str:
-    name = "".join(c if c.isalnum() else "_" for c in config).strip("_")
-    return name + ("" if construction == "pairs" else "__one_reference")
+    from qascore.judges.inputs import file_stem
+
+    return file_stem(config) + ("" if construction == "pairs" else f"__{construction}")
 
 
 def datasets(args):

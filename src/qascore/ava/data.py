@@ -288,13 +288,11 @@ def load_as2_as_ava(path, *, construction: str = "pairs", seed: int = 13, max_pa
     need = 2 if construction == "pairs" else 1
     dropped_key = "fewer_than_two_correct" if construction == "pairs" else "no_correct_sentence"
     dropped = {dropped_key: 0}
-    kept = []
     for k, entry in enumerate(entries):
         correct = [i for i, label in enumerate(entry.labels) if label == 1]
         if len(correct) < need:
             dropped[dropped_key] += 1
             continue
-        kept.append(k)
         if construction == "pairs":
             pairs = [(i, j) for i in correct for j in range(len(entry.labels))
                      if j != i and entry.sentences[j] != entry.sentences[i]]

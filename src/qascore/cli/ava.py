@@ -246,7 +246,9 @@ def run_train(args) -> int:
     config = TrainConfig(arch=args.model, epochs=args.epochs, seed=args.seed, batch_size=args.batch_size,
                          keep_best_on_dev=args.keep_best_on_dev)
     model, _, history = train_transformer(train, dev, backbone, config, device=args.device)
-    name = "".join(c if c.isalnum() else "_" for c in args.model).strip("_")
+    from ..judges.inputs import file_stem
+
+    name = file_stem(args.model)
     save_checkpoint(model, config, out / f"ava-{name}.pt", meta={**recipe, "history": history})
     print(f"checkpoint -> {out / f'ava-{name}.pt'}; export with onnx_export/export_ava.py")
     return 0

@@ -21,13 +21,13 @@ from functools import lru_cache
 ARCHITECTURES = ("a0", "a1", "a2")
 PAIR_MAX_LENGTH = 128
 
+_P0 = (("q", "r"), ("q", "t"), ("r", "t"))
+_P1 = (("q", "rt"), ("r", "qt"), ("t", "qr"))
 _SLOTS = {
-    "a0": (("q", "r"), ("q", "t"), ("r", "t")),
+    "a0": _P0,
     "a1": (("r", "qt"), ("t", "qr")),
     "a2": (("r", "qt"), ("t", "qr")),
 }
-_P0 = (("q", "r"), ("q", "t"), ("r", "t"))
-_P1 = (("q", "rt"), ("r", "qt"), ("t", "qr"))
 
 # The configurations of the paper's Table 4, in its order.
 PAPER_CONFIGURATIONS = (
@@ -107,6 +107,11 @@ def architecture(name: str) -> Architecture:
     if family == "A2" and len(pairs) != 2:
         raise ValueError(f"AVA configuration {name!r}: peer attention (A2) joins exactly two pairs")
     return Architecture(compact, pairs, True, "separate" if family == "A2" else None)
+
+
+def file_stem(arch: str) -> str:
+    """A file name for an architecture's checkpoint or directory: ``A0(q,t)`` -> ``A0_q_t``."""
+    return "".join(c if c.isalnum() else "_" for c in arch).strip("_")
 
 
 def slots_of(arch: str) -> tuple:
