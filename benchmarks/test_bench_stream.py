@@ -74,9 +74,14 @@ def write_pairs(n: int, directory: Path = DATA) -> tuple[Path, Path]:
 
 def run_cli(pred: Path, ref: Path, out: Path, src: Path = SRC) -> tuple[float, float]:
     """(wall seconds, peak RSS in MB) of one ``qascore rouge`` process."""
+    return run_command(["rouge", "-p", str(pred), "-r", str(ref), "--per-example", "--jsonl", "-o", str(out),
+                        "--no-progress"], src)
+
+
+def run_command(argv: list[str], src: Path = SRC) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB) of one ``qascore ARGV`` process."""
     env = {**os.environ, "PYTHONPATH": str(src)}
-    cmd = [sys.executable, "-m", "qascore", "rouge", "-p", str(pred), "-r", str(ref), "--per-example", "--jsonl",
-           "-o", str(out), "--no-progress"]
+    cmd = [sys.executable, "-m", "qascore", *argv]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, cwd=str(src.parent))
     _, status, usage = os.wait4(proc.pid, 0)

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import IO, Any
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import orjson
@@ -274,6 +274,44 @@ def aligned_chunks(streams: Sequence[Iterable], paths: Sequence, size: int) -> I
         yield chunk
 
 
+class KeyedJoin:
+    """The records of one keyed file (``read(path)`` yields ``(key, record)``, each key once)
+    matched to the keys of another input taken in that input's order, reading as little ahead as
+    the two orders allow.
+
+    A file is read twice: first its keys alone (so a key it lacks is known at once, without
+    reading to its end), then its records, each kept only until its key is asked for: files in
+    the same order hold one record at a time, files in different orders hold the records read
+    ahead. Standard input cannot be read twice, so from ``-`` every record is held.
+    """
+
+    def __init__(self, read: Callable[[Any], Iterable[tuple[Any, Any]]], path) -> None:
+        if str(path) == STDIN:
+            self._waiting = dict(read(path))
+            self._keys = set(self._waiting)
+            self._records: Iterator[tuple[Any, Any]] = iter(())
+        else:
+            self._keys = {key for key, _ in read(path)}
+            self._waiting = {}
+            self._records = iter(read(path))
+        self.matched = 0
+
+    def pop(self, key) -> Any:
+        """The record of ``key`` (None when the file has none); ask for each key at most once."""
+        if key not in self._keys:
+            return None
+        self.matched += 1
+        while key not in self._waiting:
+            found, record = next(self._records)
+            self._waiting[found] = record
+        return self._waiting.pop(key)
+
+    @property
+    def unmatched(self) -> int:
+        """Records whose key was never asked for (so far)."""
+        return len(self._keys) - self.matched
+
+
 def dumps(value: Any) -> str:
     """Strict JSON text of ``value``: NaN and infinities as ``null``, numpy scalars and arrays as numbers."""
     return orjson.dumps(value, option=_JSON_OPTIONS).decode("utf-8")
@@ -325,6 +363,29 @@ def write_bytes(out: IO[str], data: bytes) -> None:
         return
     out.flush()
     buffer.write(data)
+
+
+class RowSpool:
+    """Output rows that must follow a summary known only after them (a JSON document or a text
+    report that names the aggregate first): kept in an unnamed temporary file, not in memory,
+    and copied out after the summary."""
+
+    def __init__(self, separator: bytes = b"") -> None:
+        self.separator, self.rows = separator, 0
+        self._file = tempfile.TemporaryFile()
+
+    def write(self, rows: Iterable[bytes]) -> None:
+        """Append rows (each its own bytes, joined by ``separator``)."""
+        for row in rows:
+            self._file.write((self.separator if self.rows else b"") + row)
+            self.rows += 1
+
+    def copy_to(self, out: IO[str]) -> None:
+        """Write every row to ``out`` (a stream from :func:`open_output`) and drop the file."""
+        self._file.seek(0)
+        while block := self._file.read(1 << 20):
+            write_bytes(out, block)
+        self._file.close()
 
 
 @contextlib.contextmanager

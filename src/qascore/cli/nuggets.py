@@ -5,17 +5,20 @@ The answer key is the references (``-r``), the run file the predictions (``-p``)
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 
-from ..io import dumps, iter_lines, open_output, write_jsonl
+from ..io import chunked, dumps, iter_lines, open_output, write_jsonl
 from ..nuggets.analysis import IDF_SOURCES, Analyzer, IdfTable
-from ..nuggets.formats import (read_answer_key, read_judgements, read_rag_assignments, read_runs, write_judgements,
-                               write_rag_assignments)
+from ..nuggets.formats import (iter_rag_assignments, rag_assignment_lines, read_answer_key, read_judgements, read_runs,
+                               write_judgements)
 from ..nuggets.nuggeteer import Nuggeteer, assessment, nugget_diagnostics, score_assignment
 from ..nuggets.official import BETA_AFTER_2003, RunScore, score_judged_runs
 from ..nuggets.pourpre import Pourpre
-from ..nuggets.rag import rag_scores
+from ..nuggets.rag import RagTotals, topic_line
 from . import options
+
+RAG_CHUNK_SIZE = 1_000  # topics read, judged, scored and written at a time (--chunk-size)
 
 
 def _add_inputs(p, runs_required: bool) -> None:
@@ -172,31 +175,44 @@ def cmd_assign(args) -> int:
 
 
 def cmd_rag(args) -> int:
+    """Streamed: ``--chunk-size`` topics are read, (judged,) scored and written at a time; the
+    mean comes from exact sums, so the output does not depend on the chunk size."""
     if not args.predictions:
         raise ValueError("the assignments file is required: -p/--predictions ASSIGNMENTS.jsonl")
+    if args.assignments_out and args.judge is None:
+        raise ValueError("--assignments-out writes the judged assignments: it needs --judge")
+    judge = None
     if args.judge is not None:
-        from ..judges.load import is_onnx_spec  # here: the judges load only when asked for
+        from ..judges.load import is_onnx_spec, load_judge  # here: the judges load only when asked for
+        from ..nuggets.judged import judge_assignments
 
         if is_onnx_spec(args.judge):
             options.check_extra("onnx", "onnxruntime", "tokenizers")
-    topics = read_rag_assignments(args.predictions)
-    if not topics:
-        raise ValueError(f"{args.predictions}: no topic to score")
-    if args.judge is not None:
-        from ..judges.load import load_judge
-        from ..nuggets.judged import judge_assignments
-
         judge = load_judge(args.judge, n_threads=args.n_jobs)
-        topics, _ = judge_assignments(topics, judge)
-        if args.assignments_out:
-            write_rag_assignments(topics, args.assignments_out)
-    scores = rag_scores(topics, judge=None if args.judge is None else judge.signature)
-    with open_output(args.output) as out:
+    totals = RagTotals(judge=None if judge is None else judge.signature)
+    progress = options.ProgressBar(None, options.show_progress(args, None), "rag")
+    with open_output(args.output) as out, \
+            (open_output(args.assignments_out) if args.assignments_out else contextlib.nullcontext()) as judged_out:
+        for topics in chunked(iter_rag_assignments(args.predictions), args.chunk_size):
+            if judge is not None:
+                topics, _ = judge_assignments(topics, judge)
+                if judged_out is not None:
+                    judged_out.write(rag_assignment_lines(topics))
+            rows = totals.add(topics)
+            if args.output_format == "json":  # the topics of one document, its mean and signature last
+                out.write(("," if totals.n > len(rows) else '{"topics":[') + ",".join(dumps(r) for r in rows))
+            else:  # the per-topic lines of the official script, byte for byte
+                out.write("".join(topic_line(r) + "\n" for r in rows))
+            out.flush()
+            progress.advance(len(rows))
+        progress.close()
+        if not totals.n:
+            raise ValueError(f"{args.predictions}: no topic to score")
         if args.output_format == "json":
-            out.write(dumps({"topics": scores.per_topic, "mean": scores.mean, "signature": scores.signature}) + "\n")
-        else:  # the per-topic lines of the official script, byte for byte
-            out.write("\n".join(scores.lines()) + "\n")
-    bad = scores.malformed_labels
+            out.write(f'],"mean":{dumps(totals.mean())},"signature":{dumps(totals.signature)}}}\n')
+        else:
+            out.write(topic_line(totals.mean()) + "\n")
+    bad = totals.malformed_labels
     if bad["importance"] or bad["assignment"]:
         print(f"qascore nuggets rag: {sum(bad['importance'].values())} nuggets with an importance other than "
               f"vital/okay (counted in 'all' only) and {sum(bad['assignment'].values())} with an unknown "
@@ -235,5 +251,7 @@ def register(parser) -> None:
                         "cascade, A>B or a model path; see docs/judges.md)")
     p.add_argument("--assignments-out", metavar="FILE", help="with --judge: also write the judged assignments")
     options.add_n_jobs(p)
+    options.add_chunk_size(p, RAG_CHUNK_SIZE)
+    options.add_progress(p)
     options.add_output(p, per_example=False)
     p.set_defaults(func=cmd_rag)

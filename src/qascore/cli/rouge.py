@@ -19,11 +19,9 @@ size), so memory is bounded by a chunk, not by the input.
 """
 from __future__ import annotations
 
-import tempfile
-
 import numpy as np
 
-from ..io import (STDIN, aligned_chunks, display_name, dumps, iter_texts, number_rows, open_output,
+from ..io import (STDIN, RowSpool, aligned_chunks, display_name, dumps, iter_texts, number_rows, open_output,
                   write_bytes)
 from ..lexical.rouge import MULTI_REF_MODES, Rouge, RougeResult, parse_rouge_types
 from . import options
@@ -63,7 +61,7 @@ class Report:
 
     def __init__(self, out, output_format: str, per_example: bool) -> None:
         self.out, self.format, self.per_example, self.n = out, output_format, per_example, 0
-        self.spool = tempfile.TemporaryFile() if output_format == "json" and per_example else None
+        self.spool = RowSpool(b",") if output_format == "json" and per_example else None
 
     def add(self, result: RougeResult) -> None:
         if self.per_example:
@@ -71,7 +69,7 @@ class Report:
                 write_bytes(self.out, example_rows(result, self.n))
             elif self.format == "json":
                 assert self.spool is not None
-                self.spool.write((b"," if self.n else b"") + example_rows(result, self.n, b",")[:-1])
+                self.spool.write([example_rows(result, self.n, b",")[:-1]])
             else:
                 self.out.write((Rouge.table_header(list(result)) if not self.n else "")
                                + Rouge.table_rows(result, self.n))
@@ -85,11 +83,8 @@ class Report:
                 self.out.write(dumps(summary) + "\n")
                 return
             self.out.write(dumps(summary)[:-1] + ',"examples":[')
-            self.spool.seek(0)
-            while block := self.spool.read(1 << 20):
-                write_bytes(self.out, block)
+            self.spool.copy_to(self.out)
             self.out.write("]}\n")
-            self.spool.close()
         elif self.format == "jsonl":
             self.out.write(dumps(summary) + "\n")
         else:

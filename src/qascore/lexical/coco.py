@@ -9,6 +9,7 @@ maxima of precision and recall over references, averaged over segments. Tokens f
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +18,7 @@ from .._parallel import resolve_n_jobs, threads_for
 from ..signature import make_signature
 from ..text import Vocabulary, WhitespaceTokenizer
 from .bleu import closest_reference_lengths
+from .formats_mrc import MsMarcoRecord
 from .segments import segment_lines
 
 _TINY = 1e-15
@@ -33,8 +35,10 @@ class CocoBleu:
     signature: str
 
 
-def coco_bleu(candidates, references, max_order: int = 4, n_jobs: int | None = None) -> CocoBleu:
-    """coco-caption ``Bleu(max_order).compute_score`` corpus values (``option='closest'``)."""
+def coco_bleu_counts(candidates, references, max_order: int = 4,
+                     n_jobs: int | None = None) -> tuple[list[int], list[int], int, int]:
+    """The sums behind coco BLEU: clipped n-gram matches and candidate n-grams per order, candidate
+    length and closest reference length (integers, so runs of segments add up exactly)."""
     from .._kernels.ngram import clipped_ngram_matches, ngram_totals
 
     seg = segment_lines(candidates, references)
@@ -46,17 +50,26 @@ def coco_bleu(candidates, references, max_order: int = 4, n_jobs: int | None = N
                                     threads_for(q, resolve_n_jobs(n_jobs))).sum(axis=0)
     hyp_len = lengths[seg.hyp_rows]
     guess = ngram_totals(hyp_len, max_order).sum(axis=0)
-    testlen = int(hyp_len.sum())
-    reflen = int(closest_reference_lengths(hyp_len, lengths[seg.ref_rows], seg.groups).sum())
+    reflen = closest_reference_lengths(hyp_len, lengths[seg.ref_rows], seg.groups).sum()
+    return [int(c) for c in correct], [int(g) for g in guess], int(hyp_len.sum()), int(reflen)
+
+
+def coco_bleu_of_counts(correct: list[int], guess: list[int], testlen: int, reflen: int) -> CocoBleu:
+    """coco BLEU-1..N from :func:`coco_bleu_counts` (summed over any runs of segments)."""
     bleus, bleu = [], 1.0
-    for k in range(max_order):
-        bleu *= float(int(correct[k]) + _TINY) / (int(guess[k]) + _SMALL)
+    for k in range(len(correct)):
+        bleu *= float(correct[k] + _TINY) / (guess[k] + _SMALL)
         bleus.append(bleu ** (1.0 / (k + 1)))
     ratio = (testlen + _TINY) / (reflen + _SMALL)
     if ratio < 1:
         bleus = [b * math.exp(1 - 1 / ratio) for b in bleus]
-    return CocoBleu(bleus, [int(c) for c in correct], [int(g) for g in guess], testlen, reflen,
-                    make_signature("coco-bleu", ngram=max_order, tok="split", reflen="closest"))
+    return CocoBleu(bleus, list(correct), list(guess), testlen, reflen,
+                    make_signature("coco-bleu", ngram=len(correct), tok="split", reflen="closest"))
+
+
+def coco_bleu(candidates, references, max_order: int = 4, n_jobs: int | None = None) -> CocoBleu:
+    """coco-caption ``Bleu(max_order).compute_score`` corpus values (``option='closest'``)."""
+    return coco_bleu_of_counts(*coco_bleu_counts(candidates, references, max_order, n_jobs))
 
 
 def coco_rouge_l(candidates, references, beta: float = 1.2, n_jobs: int | None = None) -> np.ndarray:
@@ -101,6 +114,55 @@ class MsMarcoScores:
         return out
 
 
+def msmarco_pair(record: MsMarcoRecord, candidate: MsMarcoRecord | None, lowercase: bool) -> tuple | None:
+    """(candidate text, reference answers) as the v1.1 script scores a query (a missing candidate
+    is the empty answer); None for a query without reference answers, which it skips."""
+    if not record.answers:
+        return None
+    text = candidate.answers[0] if candidate is not None and candidate.answers else ""
+    answers = list(record.answers)
+    if lowercase:
+        text, answers = text.lower(), [a.lower() for a in answers]
+    return text, answers
+
+
+class MsMarcoTotals:
+    """MS MARCO scores built up from runs of queries in reference order (:meth:`add`), equal to one
+    pass over all of them: BLEU from integer sums, ROUGE-L the mean of every query's value (kept as
+    8 bytes a query; the texts are not kept). ``per_question`` also keeps the query ids."""
+
+    def __init__(self, *, lowercase: bool = True, max_order: int = 4, per_question: bool = False,
+                 n_jobs: int | None = None) -> None:
+        self.lowercase, self.max_order, self.per_question, self.n_jobs = lowercase, max_order, per_question, n_jobs
+        self.rouge = array("d")
+        self.correct, self.guess = [0] * max_order, [0] * max_order
+        self.testlen = self.reflen = 0
+        self.question_ids: list = []
+
+    def add(self, ids: list, candidates: list[str], references: list[list[str]]) -> np.ndarray:
+        """Score the next queries (:func:`msmarco_pair`'s texts); returns their ROUGE-L."""
+        correct, guess, testlen, reflen = coco_bleu_counts(candidates, references, self.max_order, self.n_jobs)
+        self.correct = [a + b for a, b in zip(self.correct, correct)]
+        self.guess = [a + b for a, b in zip(self.guess, guess)]
+        self.testlen += testlen
+        self.reflen += reflen
+        rouge = coco_rouge_l(candidates, references, n_jobs=self.n_jobs)
+        self.rouge.extend(rouge.tolist())
+        if self.per_question:
+            self.question_ids.extend(ids)
+        return rouge
+
+    def result(self, n_missing_candidates: int, n_unused_candidates: int) -> MsMarcoScores:
+        if not self.rouge:
+            raise ValueError("no reference query has answers: there is nothing to score")
+        rouge = np.frombuffer(self.rouge, dtype=np.float64).copy()
+        bleu = coco_bleu_of_counts(self.correct, self.guess, self.testlen, self.reflen)
+        return MsMarcoScores(float(np.mean(rouge)), bleu.bleu, len(rouge), n_missing_candidates, n_unused_candidates,
+                             bleu, make_signature("msmarco", lowercase=self.lowercase, ngram=self.max_order,
+                                                  tok="whitespace", rouge_beta=1.2),
+                             list(self.question_ids), rouge if self.per_question else np.empty(0))
+
+
 def score_msmarco(candidates: dict, references: dict, *, lowercase: bool = True, max_order: int = 4,
                   n_jobs: int | None = None) -> MsMarcoScores:
     """MS MARCO QA scores (coco BLEU-1..4 and ROUGE-L) over the queries whose reference answer list
@@ -108,25 +170,19 @@ def score_msmarco(candidates: dict, references: dict, *, lowercase: bool = True,
 
     The official script tokenises with spaCy before scoring; here the text is lower-cased and split
     on whitespace, so feed spaCy-tokenised text (tokens joined by spaces) for its exact numbers.
+    For inputs too large to hold, :class:`MsMarcoTotals` takes the queries a run at a time.
     """
     ids, cands, refs, missing = [], [], [], 0
     for qid, record in references.items():
-        if not record.answers:
-            continue
-        cand = candidates.get(qid)
-        missing += cand is None
-        text = cand.answers[0] if cand is not None and cand.answers else ""
-        answers = list(record.answers)
-        if lowercase:
-            text, answers = text.lower(), [a.lower() for a in answers]
-        ids.append(qid)
-        cands.append(text)
-        refs.append(answers)
-    if not ids:
-        raise ValueError("no reference query has answers: there is nothing to score")
-    bleu = coco_bleu(cands, refs, max_order, n_jobs)
-    rouge = coco_rouge_l(cands, refs, n_jobs=n_jobs)
+        candidate = candidates.get(qid)
+        pair = msmarco_pair(record, candidate, lowercase)
+        if pair is not None:
+            missing += candidate is None
+            ids.append(qid)
+            cands.append(pair[0])
+            refs.append(pair[1])
+    totals = MsMarcoTotals(lowercase=lowercase, max_order=max_order, per_question=True, n_jobs=n_jobs)
+    if ids:
+        totals.add(ids, cands, refs)
     unused = sum(1 for qid in candidates if qid not in references)
-    return MsMarcoScores(float(np.mean(rouge)), bleu.bleu, len(ids), missing, unused, bleu,
-                         make_signature("msmarco", lowercase=lowercase, ngram=max_order, tok="whitespace",
-                                        rouge_beta=1.2), ids, rouge)
+    return totals.result(missing, unused)

@@ -15,10 +15,11 @@ A question id appearing twice in one file is an error naming both lines. Every p
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..errors import InputFormatError
-from ..io import display_name, iter_jsonl, require_field
+from ..io import STDIN, display_name, iter_jsonl, require_field
 
 
 @dataclass(frozen=True)
@@ -67,16 +68,32 @@ def _question_id(record, field, path, lineno):
     return qid
 
 
-def _add_unique(records: dict, qid, record, path, lineno, field) -> None:
-    if qid in records:
-        raise InputFormatError(display_name(path), lineno,
-                               f"duplicate {field} {qid!r} (first on line {records[qid].line})")
-    records[qid] = record
+class _UniqueIds:
+    """The ids met so far in one file: a repeated id is an error naming both lines. Only the ids
+    are kept (the line of the first is found again by reading the file up to it, once, for the
+    error); from standard input, which cannot be read again, each id keeps its line."""
+
+    def __init__(self, path, field: str) -> None:
+        self.path, self.field = path, field
+        self.lines: dict | None = {} if str(path) == STDIN else None
+        self.ids: set = set()
+
+    def add(self, qid, lineno: int) -> None:
+        if self.lines is not None:
+            first = self.lines.setdefault(qid, lineno)
+        elif qid in self.ids:
+            first = next(n for n, obj in iter_jsonl(self.path) if obj.get(self.field) == qid)
+        else:
+            self.ids.add(qid)
+            return
+        if first != lineno:
+            raise InputFormatError(display_name(self.path), lineno,
+                                   f"duplicate {self.field} {qid!r} (first on line {first})")
 
 
-def read_dureader_references(path) -> dict:
-    """question_id -> :class:`DuReaderReference`, in file order."""
-    records: dict = {}
+def iter_dureader_references(path) -> Iterator[tuple[object, DuReaderReference]]:
+    """(question_id, :class:`DuReaderReference`) in file order, read line by line."""
+    ids = _UniqueIds(path, "question_id")
     for lineno, obj in iter_jsonl(path):
         qid = _question_id(obj, "question_id", path, lineno)
         qtype = require_field(obj, "question_type", str, path, lineno)
@@ -91,31 +108,45 @@ def read_dureader_references(path) -> dict:
             if not isinstance(group, list) or not all(isinstance(e, str) for e in group):
                 raise InputFormatError(display_name(path), lineno, f"entity_answers[{i}] must be a list of strings")
             entities.append(tuple(group))
-        reference = DuReaderReference(qid, qtype, answers, yesno, tuple(entities), display_name(path), lineno)
-        _add_unique(records, qid, reference, path, lineno, "question_id")
-    return records
+        ids.add(qid, lineno)
+        yield qid, DuReaderReference(qid, qtype, answers, yesno, tuple(entities), display_name(path), lineno)
 
 
-def read_dureader_predictions(path) -> dict:
-    """question_id -> :class:`DuReaderPrediction`, in file order."""
-    records: dict = {}
+def iter_dureader_predictions(path) -> Iterator[tuple[object, DuReaderPrediction]]:
+    """(question_id, :class:`DuReaderPrediction`) in file order, read line by line."""
+    ids = _UniqueIds(path, "question_id")
     for lineno, obj in iter_jsonl(path):
         qid = _question_id(obj, "question_id", path, lineno)
         answers = _string_list(obj, "answers", path, lineno)
         yesno = _string_list(obj, "yesno_answers", path, lineno, default=())
-        record = DuReaderPrediction(qid, answers, yesno, display_name(path), lineno)
-        _add_unique(records, qid, record, path, lineno, "question_id")
-    return records
+        ids.add(qid, lineno)
+        yield qid, DuReaderPrediction(qid, answers, yesno, display_name(path), lineno)
 
 
-def read_msmarco(path, *, candidates: bool = False) -> dict:
-    """query_id -> :class:`MsMarcoRecord`; with ``candidates`` more than one answer is an error."""
-    records: dict = {}
+def iter_msmarco(path, *, candidates: bool = False) -> Iterator[tuple[object, MsMarcoRecord]]:
+    """(query_id, :class:`MsMarcoRecord`) in file order; with ``candidates`` more than one answer
+    is an error."""
+    ids = _UniqueIds(path, "query_id")
     for lineno, obj in iter_jsonl(path):
         qid = _question_id(obj, "query_id", path, lineno)
         answers = _string_list(obj, "answers", path, lineno)
         if candidates and len(answers) > 1:
             raise InputFormatError(display_name(path), lineno,
                                    f"a candidate has at most one answer, got {len(answers)}")
-        _add_unique(records, qid, MsMarcoRecord(qid, answers, display_name(path), lineno), path, lineno, "query_id")
-    return records
+        ids.add(qid, lineno)
+        yield qid, MsMarcoRecord(qid, answers, display_name(path), lineno)
+
+
+def read_dureader_references(path) -> dict:
+    """question_id -> :class:`DuReaderReference`, in file order."""
+    return dict(iter_dureader_references(path))
+
+
+def read_dureader_predictions(path) -> dict:
+    """question_id -> :class:`DuReaderPrediction`, in file order."""
+    return dict(iter_dureader_predictions(path))
+
+
+def read_msmarco(path, *, candidates: bool = False) -> dict:
+    """query_id -> :class:`MsMarcoRecord`; with ``candidates`` more than one answer is an error."""
+    return dict(iter_msmarco(path, candidates=candidates))

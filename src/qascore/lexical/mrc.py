@@ -14,7 +14,9 @@ naming the reference line; a corpus without any scorable question raises ``Value
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -129,44 +131,55 @@ def _check_records(records, kind: type, name: str) -> None:
                             f"got {type(record).__name__}")
 
 
+def question_of(qid, reference: DuReaderReference, prediction: DuReaderPrediction | None, variant: str,
+                tokenize: str) -> _Question | None:
+    """What the script scores of one reference question and its prediction (None when absent);
+    None for a question without answers, which the script skips."""
+    if not reference.answers:
+        return None
+    pred = prediction
+    candidate = normalize_answer(pred.answers[0], variant, tokenize) if pred is not None and pred.answers else ""
+    answers = [normalize_answer(a, variant, tokenize) for a in reference.answers]
+    yes_no, entities = None, None
+    if reference.question_type == "ENTITY":
+        distinct = dict.fromkeys(normalize_answer(e, variant, tokenize)
+                                 for group in reference.entity_answers for e in group)
+        entities = list(distinct) or None
+    if reference.question_type == "YES_NO" and pred is not None and pred.yesno_answers:
+        yes_no = pred.yesno_answers[0]
+        if len(reference.yesno_answers) != len(reference.answers):
+            raise InputFormatError(
+                reference.path, reference.line,
+                f"question {qid!r}: yesno_answers has {len(reference.yesno_answers)} labels for "
+                f"{len(reference.answers)} answers; the yes/no bonus needs one label per answer")
+    if yes_no is not None:
+        entities = None  # the script's elif: at most one bonus per question
+    return _Question(qid, candidate, answers, yes_no, list(reference.yesno_answers), entities)
+
+
 def _scored_questions(predictions: dict, references: dict, variant: str, tokenize: str):
     """The script's selection: every reference question with answers, in reference order."""
     _check_records(predictions, DuReaderPrediction, "predictions")
     _check_records(references, DuReaderReference, "references")
     questions, missing = [], 0
     for qid, ref in references.items():
-        if not ref.answers:
-            continue
         pred = predictions.get(qid)
-        if pred is None:
-            missing += 1
-        candidate = normalize_answer(pred.answers[0], variant, tokenize) if pred is not None and pred.answers else ""
-        answers = [normalize_answer(a, variant, tokenize) for a in ref.answers]
-        yes_no, entities = None, None
-        if ref.question_type == "ENTITY":
-            distinct = dict.fromkeys(normalize_answer(e, variant, tokenize)
-                                     for group in ref.entity_answers for e in group)
-            entities = list(distinct) or None
-        if ref.question_type == "YES_NO" and pred is not None and pred.yesno_answers:
-            yes_no = pred.yesno_answers[0]
-            if len(ref.yesno_answers) != len(ref.answers):
-                raise InputFormatError(
-                    ref.path, ref.line,
-                    f"question {qid!r}: yesno_answers has {len(ref.yesno_answers)} labels for "
-                    f"{len(ref.answers)} answers; the yes/no bonus needs one label per answer")
-        if yes_no is not None:
-            entities = None  # the script's elif: at most one bonus per question
-        questions.append(_Question(qid, candidate, answers, yes_no, list(ref.yesno_answers), entities))
+        question = question_of(qid, ref, pred, variant, tokenize)
+        if question is not None:
+            missing += pred is None
+            questions.append(question)
     unused = sum(1 for qid in predictions if qid not in references)
     return questions, missing, unused
 
 
-def _sequential_total(base: np.ndarray, bonus: np.ndarray) -> np.ndarray:
-    """Sum per order as the script does: question by question, base count then bonus."""
-    steps = np.empty((2 * base.shape[0], base.shape[1]))
-    steps[0::2] = base
-    steps[1::2] = bonus
-    return np.add.accumulate(steps, axis=0)[-1] if len(steps) else np.zeros(base.shape[1])
+def _sequential_total(start: np.ndarray, base: np.ndarray, bonus: np.ndarray) -> np.ndarray:
+    """Sum per order as the script does, going on from ``start``: question by question, base
+    count then bonus (carried from chunk to chunk, the sum is the same as over the whole)."""
+    steps = np.empty((2 * base.shape[0] + 1, base.shape[1]))
+    steps[0] = start
+    steps[1::2] = base
+    steps[2::2] = bonus
+    return np.add.accumulate(steps, axis=0)[-1]
 
 
 def _cumulative_bleu(match, candi, c_total, r_total) -> list:
@@ -197,23 +210,31 @@ def dureader_signature(*, alpha: float, beta: float, gamma: float, max_order: in
     return make_signature("mrc", variant=variant, alpha=alpha, beta=beta, gamma=gamma, ngram=max_order, tok=tokenize)
 
 
-def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, beta: float = 1.0,
-                   gamma: float = 1.2, max_order: int = 4, variant: str = "mrc2018",
-                   tokenize: str = "char", per_question: bool = False, n_jobs: int | None = None) -> MrcScores:
-    """Adapted ROUGE-L and BLEU-1..``max_order`` of DuReader predictions against references.
+@dataclass
+class _ChunkCounts:
+    """Per-question figures of a run of questions: ROUGE-L, BLEU's base and bonus n-gram matches
+    and candidate n-gram counts (one row per question, one column per order), candidate lengths
+    and closest reference lengths."""
 
-    ``predictions`` and ``references`` are what :func:`read_dureader_predictions` and
-    :func:`read_dureader_references` return. Scores are fractions in [0, 1]. ``tokenize="char"``
-    is the scripts' convention; ``"whitespace"`` scores word tokens (as the paper's examples do).
-    """
+    rouge: np.ndarray
+    base: np.ndarray
+    bonus: np.ndarray
+    cand_ngrams: np.ndarray
+    lengths: np.ndarray
+    closest: np.ndarray
+
+    def question_bleu(self) -> np.ndarray:
+        """Each question's own BLEU-N (bonus terms included)."""
+        base, bonus, cand = self.base, self.bonus, self.cand_ngrams
+        return np.array([_cumulative_bleu((base[i] + bonus[i]).tolist(), (cand[i] + bonus[i]).tolist(),
+                                          int(self.lengths[i]), int(self.closest[i]))[-1]
+                         for i in range(len(self.rouge))])
+
+
+def _chunk_counts(questions: list, *, alpha: float, beta: float, gamma: float, max_order: int, tokenize: str,
+                  n_jobs: int) -> _ChunkCounts:
     from .._kernels.lcs import lcs_lengths
     from .._kernels.ngram import clipped_ngram_matches, ngram_totals
-
-    _check_settings(variant, max_order, tokenize, alpha, beta, gamma)
-    n_jobs = resolve_n_jobs(n_jobs)
-    questions, missing, unused = _scored_questions(predictions, references, variant, tokenize)
-    if not questions:
-        raise ValueError("no reference question has answers: there is nothing to score")
 
     # Rows of one packed array: candidates, then every answer, then every entity.
     q_count = len(questions)
@@ -288,28 +309,81 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
     bonus = np.zeros_like(base)
     bonus[yn_questions] = alpha * matches[q_count:q_count + len(yn_questions)]
     bonus[ent_questions] = beta * matches[q_count + len(yn_questions):]
-    cand_ngrams = ngram_totals(lengths[:q_count], max_order).astype(np.float64)
-    match_total = _sequential_total(base, bonus)
-    candi_total = _sequential_total(cand_ngrams, bonus)
-    closest = closest_reference_lengths(lengths[:q_count], lengths[answer_rows], answer_groups)
-    c_total, r_total = int(lengths[:q_count].sum()), int(closest.sum())
-    bleu = _cumulative_bleu(match_total.tolist(), candi_total.tolist(), c_total, r_total)
+    return _ChunkCounts(rouge, base, bonus, ngram_totals(lengths[:q_count], max_order).astype(np.float64),
+                        lengths[:q_count], closest_reference_lengths(lengths[:q_count], lengths[answer_rows],
+                                                                     answer_groups))
 
-    signature = dureader_signature(alpha=alpha, beta=beta, gamma=gamma, max_order=max_order, variant=variant,
-                                   tokenize=tokenize)
-    rouge_sum = sum(rouge.tolist())
-    result = MrcScores(
-        rouge_l=1.0 * rouge_sum / len(rouge), rouge_l_sum=rouge_sum, bleu=bleu,
-        match_ngram=match_total.tolist(), candi_ngram=candi_total.tolist(), c_total=c_total,
-        r_total=r_total, n_scored=q_count, n_missing_predictions=missing, n_unused_predictions=unused,
-        signature=signature)
-    if per_question:
-        result.question_ids = [q.qid for q in questions]
-        result.rouge_l_per_question = rouge
-        result.bleu_per_question = np.array([
-            _cumulative_bleu((base[i] + bonus[i]).tolist(), (cand_ngrams[i] + bonus[i]).tolist(),
-                             int(lengths[i]), int(closest[i]))[-1] for i in range(q_count)])
-    return result
+
+class DuReaderTotals:
+    """The script's corpus figures built up from runs of questions taken in reference order
+    (:meth:`add`), equal to one pass over all of them: the n-gram totals go on as sequential sums,
+    and ROUGE-L is the script's ``sum()`` over every question's value, kept as 8 bytes a question
+    (the texts are not kept). ``per_question`` also keeps the ids and per-question scores for
+    :class:`MrcScores`."""
+
+    def __init__(self, *, alpha: float = 1.0, beta: float = 1.0, gamma: float = 1.2, max_order: int = 4,
+                 variant: str = "mrc2018", tokenize: str = "char", per_question: bool = False,
+                 n_jobs: int | None = None) -> None:
+        _check_settings(variant, max_order, tokenize, alpha, beta, gamma)
+        self.settings: dict[str, Any] = {"alpha": alpha, "beta": beta, "gamma": gamma, "max_order": max_order,
+                                         "tokenize": tokenize}
+        self.signature = dureader_signature(alpha=alpha, beta=beta, gamma=gamma, max_order=max_order,
+                                            variant=variant, tokenize=tokenize)
+        self.n_jobs, self.per_question = resolve_n_jobs(n_jobs), per_question
+        self.rouge = array("d")
+        self.match_total = np.zeros(max_order)
+        self.candi_total = np.zeros(max_order)
+        self.c_total = self.r_total = 0
+        self.question_ids: list = []
+        self.bleu_per_question: list = []
+
+    def add(self, questions: list) -> _ChunkCounts:
+        """Score the next questions (:func:`question_of`'s, in reference order); returns their
+        per-question figures."""
+        counts = _chunk_counts(questions, **self.settings, n_jobs=self.n_jobs)
+        self.rouge.extend(counts.rouge.tolist())
+        self.match_total = _sequential_total(self.match_total, counts.base, counts.bonus)
+        self.candi_total = _sequential_total(self.candi_total, counts.cand_ngrams, counts.bonus)
+        self.c_total += int(counts.lengths.sum())
+        self.r_total += int(counts.closest.sum())
+        if self.per_question:
+            self.question_ids.extend(q.qid for q in questions)
+            self.bleu_per_question.extend(counts.question_bleu().tolist())
+        return counts
+
+    def result(self, n_missing_predictions: int, n_unused_predictions: int) -> MrcScores:
+        if not self.rouge:
+            raise ValueError("no reference question has answers: there is nothing to score")
+        rouge_sum = sum(self.rouge)
+        bleu = _cumulative_bleu(self.match_total.tolist(), self.candi_total.tolist(), self.c_total, self.r_total)
+        result = MrcScores(
+            rouge_l=1.0 * rouge_sum / len(self.rouge), rouge_l_sum=rouge_sum, bleu=bleu,
+            match_ngram=self.match_total.tolist(), candi_ngram=self.candi_total.tolist(), c_total=self.c_total,
+            r_total=self.r_total, n_scored=len(self.rouge), n_missing_predictions=n_missing_predictions,
+            n_unused_predictions=n_unused_predictions, signature=self.signature)
+        if self.per_question:
+            result.question_ids = list(self.question_ids)
+            result.rouge_l_per_question = np.frombuffer(self.rouge, dtype=np.float64).copy()
+            result.bleu_per_question = np.array(self.bleu_per_question, dtype=np.float64)
+        return result
+
+
+def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, beta: float = 1.0,
+                   gamma: float = 1.2, max_order: int = 4, variant: str = "mrc2018",
+                   tokenize: str = "char", per_question: bool = False, n_jobs: int | None = None) -> MrcScores:
+    """Adapted ROUGE-L and BLEU-1..``max_order`` of DuReader predictions against references.
+
+    ``predictions`` and ``references`` are what :func:`read_dureader_predictions` and
+    :func:`read_dureader_references` return. Scores are fractions in [0, 1]. ``tokenize="char"``
+    is the scripts' convention; ``"whitespace"`` scores word tokens (as the paper's examples do).
+    For inputs too large to hold, :class:`DuReaderTotals` takes the questions a run at a time.
+    """
+    totals = DuReaderTotals(alpha=alpha, beta=beta, gamma=gamma, max_order=max_order, variant=variant,
+                            tokenize=tokenize, per_question=per_question, n_jobs=n_jobs)
+    questions, missing, unused = _scored_questions(predictions, references, variant, tokenize)
+    if questions:
+        totals.add(questions)
+    return totals.result(missing, unused)
 
 
 class DuReaderMrc(Metric):

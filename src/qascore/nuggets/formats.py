@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..errors import InputFormatError
@@ -314,7 +315,11 @@ class RagTopic:
 def read_rag_assignments(path) -> list[RagTopic]:
     """Read nugget-assignment JSONL (nuggetizer output). Malformed *labels* are kept as written
     (they are data, see :mod:`qascore.nuggets.rag`); malformed *structure* is an error."""
-    topics: list[RagTopic] = []
+    return list(iter_rag_assignments(path))
+
+
+def iter_rag_assignments(path) -> Iterator[RagTopic]:
+    """The topics of a nugget-assignment JSONL file one at a time (see :func:`read_rag_assignments`)."""
     seen: dict[str, int] = {}
     for lineno, record in iter_jsonl(path):
         qid = require_field(record, "qid", (str, int), path, lineno)
@@ -339,21 +344,27 @@ def read_rag_assignments(path) -> list[RagTopic]:
         query = record.get("query", "")
         if not isinstance(query, str):
             raise InputFormatError(path, lineno, "field 'query' must be str")
-        topics.append(RagTopic(qid, answer, tuple(nuggets), None if run_id is None else str(run_id), query))
-    return topics
+        yield RagTopic(qid, answer, tuple(nuggets), None if run_id is None else str(run_id), query)
 
 
 def write_rag_assignments(topics, path) -> None:
     with open_output(path) as out:
-        for t in topics:
-            record = {
-                **({"query": t.query} if t.query else {}),
-                "qid": t.qid,
-                "answer_text": t.answer_text,
-                "nuggets": [
-                    {"text": n.text, "importance": n.importance, "assignment": n.assignment} for n in t.nuggets
-                ],
-            }
-            if t.run_id is not None:
-                record["run_id"] = t.run_id
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        out.write(rag_assignment_lines(topics))
+
+
+def rag_assignment_lines(topics) -> str:
+    """The nugget-assignment JSONL lines of ``topics``, as :func:`read_rag_assignments` reads them."""
+    lines = []
+    for t in topics:
+        record = {
+            **({"query": t.query} if t.query else {}),
+            "qid": t.qid,
+            "answer_text": t.answer_text,
+            "nuggets": [
+                {"text": n.text, "importance": n.importance, "assignment": n.assignment} for n in t.nuggets
+            ],
+        }
+        if t.run_id is not None:
+            record["run_id"] = t.run_id
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    return "".join(lines)

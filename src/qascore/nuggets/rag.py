@@ -10,15 +10,15 @@ Per topic, each nugget's support is 1 (support), 0.5 (partial_support; 0 in the 
 Nuggets whose importance is neither ``vital`` nor ``okay`` (LLM output such as ``failed``) are left
 out of vital and weighted but kept in the ``all`` denominator: this is what reproduces the shared
 metric files exactly. The ``all`` line is the exact (correctly rounded) mean of each score over
-topics, as ``statistics.mean`` gives.
+topics, as ``statistics.mean`` gives (from exact sums, so topics can be scored a run at a time).
 """
 from __future__ import annotations
 
 import json
-import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from ..metric import ExactSum
 from ..signature import make_signature
 from .formats import RagTopic
 
@@ -80,24 +80,56 @@ class RagScores:
 
     def lines(self) -> list[str]:
         # the standard json module's spacing: the official metric files, byte for byte
-        return [json.dumps(row) for row in self.per_topic + [self.mean]]
+        return [topic_line(row) for row in self.per_topic + [self.mean]]
+
+
+def topic_line(row: dict) -> str:
+    """A per-topic (or ``all``) line of the official metric files (the json module's spacing)."""
+    return json.dumps(row)
+
+
+class RagTotals:
+    """Per-topic scores of runs of topics (:meth:`add`) and, at the end, their mean and the
+    malformed-label counts: the mean of the exact sums, equal to ``statistics.mean`` over every
+    topic whatever the runs (no topic is kept). ``judge``: the signature of the judge that made
+    the assignments (:mod:`qascore.nuggets.judged`), None for the file's own."""
+
+    def __init__(self, *, judge: str | None = None) -> None:
+        self.sums = {key: ExactSum() for key in SCORE_KEYS}
+        self.n = 0
+        self.bad_importance: dict[str, int] = {}
+        self.bad_assignment: dict[str, int] = {}
+        self.signature = make_signature(
+            "rag-nuggets", partial=PARTIAL_SUPPORT, okay_weight=OKAY_WEIGHT, malformed="all-only",
+            **({"assigned_by": judge.split("|")[0].removeprefix("qascore:")} if judge else {}))
+
+    def add(self, topics: list[RagTopic]) -> list[dict]:
+        """The rows ``{"qid": ..., <SCORE_KEYS>...}`` of ``topics``, counted into the totals."""
+        rows: list[dict[str, Any]] = [{"qid": t.qid, **topic_scores(t)} for t in topics]
+        for key in SCORE_KEYS:
+            self.sums[key] += ExactSum.of([r[key] for r in rows])
+        self.n += len(rows)
+        for t in topics:
+            for n in t.nuggets:
+                if n.importance not in ("vital", "okay"):
+                    self.bad_importance[n.importance] = self.bad_importance.get(n.importance, 0) + 1
+                if n.assignment not in ("support", "partial_support", "not_support"):
+                    self.bad_assignment[n.assignment] = self.bad_assignment.get(n.assignment, 0) + 1
+        return rows
+
+    def mean(self) -> dict:
+        """The ``{"qid": "all", ...}`` row (0.0 for no topic)."""
+        return {"qid": "all", **{key: self.sums[key].mean(self.n) for key in SCORE_KEYS}}
+
+    @property
+    def malformed_labels(self) -> dict:
+        return {"importance": self.bad_importance, "assignment": self.bad_assignment}
 
 
 def rag_scores(topics: list[RagTopic], *, judge: str | None = None) -> RagScores:
     """Per-topic scores and their mean (the ``qid: all`` line); ``judge``: the signature of the
-    judge that made the assignments (:mod:`qascore.nuggets.judged`), None for the file's own."""
-    rows: list[dict[str, Any]] = [{"qid": t.qid, **topic_scores(t)} for t in topics]
-    mean: dict[str, Any] = {"qid": "all"}
-    for key in SCORE_KEYS:
-        mean[key] = statistics.mean(r[key] for r in rows) if rows else 0.0
-    bad_importance: dict[str, int] = {}
-    bad_assignment: dict[str, int] = {}
-    for t in topics:
-        for n in t.nuggets:
-            if n.importance not in ("vital", "okay"):
-                bad_importance[n.importance] = bad_importance.get(n.importance, 0) + 1
-            if n.assignment not in ("support", "partial_support", "not_support"):
-                bad_assignment[n.assignment] = bad_assignment.get(n.assignment, 0) + 1
-    signature = make_signature("rag-nuggets", partial=PARTIAL_SUPPORT, okay_weight=OKAY_WEIGHT, malformed="all-only",
-                               **({"assigned_by": judge.split("|")[0].removeprefix("qascore:")} if judge else {}))
-    return RagScores(rows, mean, {"importance": bad_importance, "assignment": bad_assignment}, signature)
+    judge that made the assignments (:mod:`qascore.nuggets.judged`), None for the file's own.
+    For inputs too large to hold, :class:`RagTotals` takes the topics a run at a time."""
+    totals = RagTotals(judge=judge)
+    rows = totals.add(topics)
+    return RagScores(rows, totals.mean(), totals.malformed_labels, totals.signature)

@@ -1,0 +1,237 @@
+"""``qascore mrc`` and ``qascore nuggets rag`` streamed: output byte for byte the one-pass API's
+whatever the chunk size and the order of the prediction file, predictions from stdin, bounded
+reading, and errors midway."""
+from __future__ import annotations
+
+import io as _io
+import json
+import random
+import sys
+
+import pytest
+
+from qascore import io
+from qascore.cli import main
+from qascore.io import dumps
+from qascore.lexical.coco import score_msmarco
+from qascore.lexical.formats_mrc import read_dureader_predictions, read_dureader_references, read_msmarco
+from qascore.lexical.mrc import score_dureader
+
+WORDS = ["北京", "上海", "是", "的", "首都", "中国", "城市", "不", "yes", "我们", "可以", "。", "，", "1998年"]
+EN = "the cat sat on a mat hello world there nothing at all of".split()
+
+
+def dureader_files(tmp_path, n: int, seed: int = 0, shuffle_predictions: bool = False):
+    """References of every question type (some without answers) and predictions with some
+    missing, some extra, and yes/no labels."""
+    rng = random.Random(seed)
+
+    def text():
+        return "".join(rng.choice(WORDS) for _ in range(rng.randint(0, 8)))
+
+    refs, preds = [], []
+    for q in range(n):
+        qtype = rng.choice(["YES_NO", "ENTITY", "DESCRIPTION"])
+        answers = [text() for _ in range(rng.randint(0, 3))]
+        ref = {"question_id": q, "question_type": qtype, "answers": answers}
+        if qtype == "YES_NO":
+            ref["yesno_answers"] = [rng.choice(["Yes", "No", "Depends"]) for _ in answers]
+        if qtype == "ENTITY":
+            ref["entity_answers"] = [[text() for _ in range(rng.randint(0, 2))] for _ in answers]
+        refs.append(ref)
+        if rng.random() < 0.85:
+            preds.append({"question_id": q, "answers": [text()], "yesno_answers": [rng.choice(["Yes", "No"])]})
+    preds += [{"question_id": f"extra-{k}", "answers": [text()]} for k in range(3)]
+    if shuffle_predictions:
+        rng.shuffle(preds)
+    p, r = tmp_path / f"pred{seed}.json", tmp_path / f"ref{seed}.json"
+    p.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in preds), encoding="utf-8")
+    r.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in refs), encoding="utf-8")
+    return str(p), str(r)
+
+
+def msmarco_files(tmp_path, n: int, seed: int = 0, shuffle_predictions: bool = False):
+    rng = random.Random(seed)
+
+    def text():
+        return " ".join(rng.choice(EN) for _ in range(rng.randint(0, 9))).capitalize()
+
+    refs = [{"query_id": q, "answers": [text() for _ in range(rng.randint(0, 2))]} for q in range(n)]
+    preds = [{"query_id": q, "answers": [text()]} for q in range(n) if rng.random() < 0.9]
+    preds.append({"query_id": "extra", "answers": ["nothing"]})
+    if shuffle_predictions:
+        rng.shuffle(preds)
+    p, r = tmp_path / f"mm_pred{seed}.json", tmp_path / f"mm_ref{seed}.json"
+    p.write_text("".join(json.dumps(x) + "\n" for x in preds))
+    r.write_text("".join(json.dumps(x) + "\n" for x in refs))
+    return str(p), str(r)
+
+
+def cli(capsysbinary, *argv) -> bytes:
+    assert main(["mrc", *argv]) == 0
+    return capsysbinary.readouterr().out
+
+
+def one_pass_document(fmt: str, p: str, r: str, **options) -> bytes:
+    """The --json --per-example document of the in-memory API over whole files."""
+    if fmt == "dureader":
+        result = score_dureader(read_dureader_predictions(p), read_dureader_references(r), per_question=True,
+                                **options)
+    else:
+        result = score_msmarco(read_msmarco(p, candidates=True), read_msmarco(r))
+    return (dumps(result.to_dict(per_question=True)) + "\n").encode()
+
+
+@pytest.mark.parametrize("fmt,make", [("dureader", dureader_files), ("msmarco", msmarco_files)])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_streamed_document_equals_the_one_pass_api(tmp_path, capsysbinary, fmt, make, shuffle):
+    p, r = make(tmp_path, 60, seed=3, shuffle_predictions=shuffle)
+    options = {"alpha": 0.3, "beta": 0.7} if fmt == "dureader" else {}
+    flags = [f"--{k}={v}" for k, v in options.items()]
+    expected = one_pass_document(fmt, p, r, **options)
+    for size in (1, 7, 60, 1000):
+        got = cli(capsysbinary, "--format", fmt, "-p", p, "-r", r, *flags, "--json", "--per-example",
+                  "--chunk-size", str(size))
+        assert got == expected, size
+
+
+@pytest.mark.parametrize("output", [[], ["--json"], ["--jsonl"], ["--per-example"], ["--jsonl", "--per-example"]])
+def test_every_output_does_not_depend_on_the_chunk_size(tmp_path, capsysbinary, output):
+    p, r = dureader_files(tmp_path, 45, seed=5)
+    whole = cli(capsysbinary, "-p", p, "-r", r, *output)
+    for size in (1, 2, 9):
+        assert cli(capsysbinary, "-p", p, "-r", r, *output, "--chunk-size", str(size)) == whole, size
+
+
+def test_counts_of_missing_and_unused_predictions(tmp_path, capsysbinary):
+    p, r = dureader_files(tmp_path, 40, seed=7, shuffle_predictions=True)
+    report = json.loads(cli(capsysbinary, "-p", p, "-r", r, "--json", "--chunk-size", "4"))
+    refs = [json.loads(line) for line in open(r, encoding="utf-8")]
+    preds = {json.loads(line)["question_id"] for line in open(p, encoding="utf-8")}
+    assert report["n_scored"] == sum(1 for x in refs if x["answers"])
+    assert report["n_missing_predictions"] == sum(1 for x in refs if x["answers"] and x["question_id"] not in preds)
+    assert report["n_unused_predictions"] == 3
+
+
+def test_predictions_from_stdin(tmp_path, capsysbinary, monkeypatch):
+    p, r = dureader_files(tmp_path, 30, seed=9, shuffle_predictions=True)
+    expected = cli(capsysbinary, "-p", p, "-r", r, "--jsonl", "--per-example")
+    with open(p, "rb") as f:
+        monkeypatch.setattr(sys, "stdin", _io.TextIOWrapper(_io.BytesIO(f.read())))
+    assert cli(capsysbinary, "-p", "-", "-r", r, "--jsonl", "--per-example", "--chunk-size", "4") == expected
+
+
+def test_files_in_the_same_order_hold_one_record_at_a_time(tmp_path, monkeypatch):
+    """Reading the predictions alongside references in the same order never keeps more than the
+    record asked for (the join reads ahead only as far as the next id)."""
+    p, _ = dureader_files(tmp_path, 50, seed=11)
+    join = io.KeyedJoin(lambda path: ((x["question_id"], x) for _, x in io.iter_jsonl(path)), p)
+    held = []
+    for q in range(50):
+        join.pop(q)
+        held.append(len(join._waiting))
+    assert max(held) == 0
+    assert join.unmatched == 3
+
+
+def test_error_in_a_later_chunk_names_the_line_and_leaves_no_file(tmp_path, capsys):
+    p, r = dureader_files(tmp_path, 30, seed=13)
+    lines = open(r, encoding="utf-8").read().splitlines()
+    lines[24] = '{"question_id": 24, "question_type": "DESCRIPTION", "answers": "not a list"}'
+    open(r, "w", encoding="utf-8").write("\n".join(lines) + "\n")
+    target = tmp_path / "out.jsonl"
+    code = main(["mrc", "-p", p, "-r", r, "--jsonl", "--per-example", "--chunk-size", "5", "-o", str(target)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{r}:25" in err and "answers" in err
+    assert not target.exists() and not list(tmp_path.glob(".out.jsonl*"))
+
+
+def test_duplicate_reference_id_found_midway(tmp_path, capsys):
+    p, r = dureader_files(tmp_path, 20, seed=15)
+    with open(r, "a", encoding="utf-8") as f:
+        f.write('{"question_id": 3, "question_type": "DESCRIPTION", "answers": ["a"]}\n')
+    code = main(["mrc", "-p", p, "-r", r, "--chunk-size", "4"])
+    assert code == 2 and f"{r}:21: duplicate question_id 3 (first on line 4)" in capsys.readouterr().err
+
+
+def test_nothing_to_score_is_an_error(tmp_path, capsys):
+    r = tmp_path / "ref.json"
+    r.write_text('{"question_id": 1, "question_type": "DESCRIPTION", "answers": []}\n')
+    p = tmp_path / "pred.json"
+    p.write_text('{"question_id": 1, "answers": ["a"]}\n')
+    assert main(["mrc", "-p", str(p), "-r", str(r), "--chunk-size", "1"]) == 2
+    assert "nothing to score" in capsys.readouterr().err
+
+
+def test_real_files_stream_like_one_pass(shared_data, capsysbinary):
+    d = shared_data / "mrc"
+    for fmt, p, r in (("dureader", d / "dureader2_demo/pred_fake_answers.jsonl", d / "dureader2_demo/ref_from_demo_dev.jsonl"),
+                      ("msmarco", d / "msmarco/dev_first_sentence_as_candidates.json", d / "msmarco/dev_as_references.json")):
+        got = cli(capsysbinary, "--format", fmt, "-p", str(p), "-r", str(r), "--json", "--per-example",
+                  "--chunk-size", "333")
+        assert got == one_pass_document(fmt, str(p), str(r)), fmt
+
+
+# --- qascore nuggets rag --------------------------------------------------------------------
+
+def rag_file(tmp_path, n: int, seed: int = 0) -> str:
+    rng = random.Random(seed)
+    labels = ["support", "partial_support", "not_support", "weird"]
+    lines = []
+    for t in range(n):
+        nuggets = [{"text": f"nugget {k} of {t}", "importance": rng.choice(["vital", "okay", "failed"]),
+                    "assignment": rng.choice(labels)} for k in range(rng.randint(0, 6))]
+        lines.append(json.dumps({"qid": f"t{t}", "query": f"question {t}", "answer_text": f"nugget 1 of {t}. other.",
+                                 "nuggets": nuggets}))
+    path = tmp_path / f"rag{seed}.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    return str(path)
+
+
+def rag(capsysbinary, *argv) -> bytes:
+    assert main(["nuggets", "rag", *argv]) == 0
+    return capsysbinary.readouterr().out
+
+
+@pytest.mark.parametrize("output", [[], ["--json"], ["--judge", "containment"], ["--json", "--judge", "containment"]])
+def test_rag_output_does_not_depend_on_the_chunk_size(tmp_path, capsysbinary, output):
+    path = rag_file(tmp_path, 23, seed=1)
+    whole = rag(capsysbinary, "-p", path, *output, "--chunk-size", "1000")
+    for size in (1, 4, 23):
+        assert rag(capsysbinary, "-p", path, *output, "--chunk-size", str(size)) == whole, size
+
+
+def test_rag_streamed_output_equals_the_one_pass_api(tmp_path, capsysbinary):
+    from qascore.nuggets.formats import read_rag_assignments
+    from qascore.nuggets.rag import rag_scores
+
+    path = rag_file(tmp_path, 30, seed=2)
+    scores = rag_scores(read_rag_assignments(path))
+    assert rag(capsysbinary, "-p", path, "--chunk-size", "7") == "".join(line + "\n" for line in scores.lines()).encode()
+    document = {"topics": scores.per_topic, "mean": scores.mean, "signature": scores.signature}
+    assert rag(capsysbinary, "-p", path, "--json", "--chunk-size", "7") == (dumps(document) + "\n").encode()
+
+
+def test_rag_judged_assignments_stream_to_their_file(tmp_path, capsysbinary):
+    path = rag_file(tmp_path, 12, seed=3)
+    whole, chunked = tmp_path / "whole.jsonl", tmp_path / "chunked.jsonl"
+    rag(capsysbinary, "-p", path, "--judge", "containment", "--assignments-out", str(whole))
+    rag(capsysbinary, "-p", path, "--judge", "containment", "--assignments-out", str(chunked), "--chunk-size", "5")
+    assert chunked.read_bytes() == whole.read_bytes() and len(whole.read_text().splitlines()) == 12
+
+
+def test_rag_error_in_a_later_chunk_leaves_no_file(tmp_path, capsys):
+    path = rag_file(tmp_path, 10, seed=4)
+    with open(path, "a") as f:
+        f.write('{"qid": "t3", "nuggets": []}\n')  # a repeated topic on line 11
+    target = tmp_path / "m.jsonl"
+    assert main(["nuggets", "rag", "-p", path, "-o", str(target), "--chunk-size", "2"]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:11" in err and "repeats line 4" in err
+    assert not target.exists() and not list(tmp_path.glob(".m.jsonl*"))
+
+
+def test_rag_assignments_out_needs_a_judge(tmp_path, capsys):
+    path = rag_file(tmp_path, 2)
+    assert main(["nuggets", "rag", "-p", path, "--assignments-out", str(tmp_path / "a.jsonl")]) == 2
+    assert "needs --judge" in capsys.readouterr().err
