@@ -121,6 +121,29 @@ def test_predictions_from_stdin(tmp_path, capsysbinary, monkeypatch):
     assert cli(capsysbinary, "-p", "-", "-r", r, "--jsonl", "--per-example", "--chunk-size", "4") == expected
 
 
+def test_predictions_from_a_fifo_are_read_once(tmp_path, capsysbinary):
+    """A pipe named by a path (``<(...)`` in a shell) cannot be read twice: it is held whole."""
+    import os
+    import threading
+
+    p, r = dureader_files(tmp_path, 30, seed=10, shuffle_predictions=True)
+    expected = cli(capsysbinary, "-p", p, "-r", r, "--json", "--per-example")
+    fifo = tmp_path / "pred.fifo"
+    os.mkfifo(fifo)
+    data = open(p, "rb").read()
+
+    def feed():
+        with open(fifo, "wb") as f:
+            f.write(data)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        assert cli(capsysbinary, "-p", str(fifo), "-r", r, "--json", "--per-example", "--chunk-size", "4") == expected
+    finally:
+        writer.join(timeout=10)
+
+
 def test_files_in_the_same_order_hold_one_record_at_a_time(tmp_path, monkeypatch):
     """Reading the predictions alongside references in the same order never keeps more than the
     record asked for (the join reads ahead only as far as the next id)."""

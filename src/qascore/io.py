@@ -282,11 +282,12 @@ class KeyedJoin:
     A file is read twice: first its keys alone (so a key it lacks is known at once, without
     reading to its end), then its records, each kept only until its key is asked for: files in
     the same order hold one record at a time, files in different orders hold the records read
-    ahead. Standard input cannot be read twice, so from ``-`` every record is held.
+    ahead. Standard input, a pipe or a FIFO cannot be read twice: from them every record is held.
     """
 
     def __init__(self, read: Callable[[Any], Iterable[tuple[Any, Any]]], path) -> None:
-        if str(path) == STDIN:
+        self.path = path
+        if str(path) == STDIN or not Path(path).is_file():  # stdin, a pipe or a FIFO: read once
             self._waiting = dict(read(path))
             self._keys = set(self._waiting)
             self._records: Iterator[tuple[Any, Any]] = iter(())
@@ -302,7 +303,9 @@ class KeyedJoin:
             return None
         self.matched += 1
         while key not in self._waiting:
-            found, record = next(self._records)
+            found, record = next(self._records, (None, None))
+            if record is None:
+                raise InputFormatError(display_name(self.path), None, f"changed while being read: {key!r} is gone")
             self._waiting[found] = record
         return self._waiting.pop(key)
 
