@@ -14,6 +14,7 @@ cdef extern from "qs_scan.h":
     Py_ssize_t qascore_unicode_length(object o)
     void qascore_prefetch(const void *p) noexcept nogil
     void qascore_prefetch_tuple_item(tuple t, Py_ssize_t i)
+    void qascore_untrack_str_tuple(tuple t)
     uint64_t qascore_load_word(const uint8_t *p, int64_t n) noexcept nogil
     uint64_t qascore_load_word_masked(const uint8_t *p, int64_t n) noexcept nogil
     uint64_t qascore_byte_in_word(uint8_t b, int64_t k) noexcept nogil

@@ -14,7 +14,7 @@ bit-parallel LCS (_lcs_core.pxi), the LCS after dropping the tokens present on o
 LCS never uses them). No batch vocabulary means no cache-missing global table and no serial
 merge: pairs are spread over OpenMP threads, each with its own table, stem cache and scratch
 (kept for the next call), and results do not depend on the thread count. ``PairScorer`` is the
-compat ``RougeScorer.score()`` of one pair, result dict included.
+compat ``RougeScorer.score()`` of one pair and its ``score_batch``, result dicts included.
 """
 cimport cython
 cimport openmp
@@ -41,6 +41,8 @@ cdef extern from "qs_rows.h":
     object new_triple "qascore_new_triple"(object type, double a, double b, double c)
     void untrack_row "qascore_untrack_row"(object row, object type)
     bint is_tuple_type "qascore_is_tuple_type"(object type) noexcept
+    void untrack_rows "qascore_untrack_rows"(list rows)
+    void track_rows "qascore_track_rows"(list rows)
 
 cdef enum:
     MAX_ORDER = 9
@@ -453,6 +455,7 @@ cdef int64_t read_text_refs(tuple texts, TextRef *out, str what) except -1:
         out[i].data = qascore_unicode_data(text)
         out[i].length = qascore_unicode_length(text)
         longest = max(longest, out[i].length)
+    qascore_untrack_str_tuple(texts)
     return longest
 
 
@@ -503,53 +506,79 @@ def rouge_counts(predictions, references, const int64_t[::1] pred_rows not None,
     cdef tuple held_preds = tuple(predictions), held_refs = tuple(references)
     check_row_indices(pred_rows, len(held_preds), "pred_rows")
     check_row_indices(ref_rows, len(held_refs), "ref_rows")
-    cdef Py_ssize_t K = pred_rows.shape[0], k
-    matches_out = np.zeros((K, max_order), dtype=np.int64)
-    lcs_out = np.zeros(K, dtype=np.int64)
-    lsum_out = np.zeros(K, dtype=np.int64)
-    n_pred_out = np.zeros(K, dtype=np.int64)
-    n_ref_out = np.zeros(K, dtype=np.int64)
-    if K == 0:
-        return matches_out, lcs_out, n_pred_out, n_ref_out, lsum_out
-    cdef TextRef *preds = <TextRef *>malloc((len(held_preds) + 1) * sizeof(TextRef))
-    cdef TextRef *refs = <TextRef *>malloc((len(held_refs) + 1) * sizeof(TextRef))
-    cdef int64_t[::1] lcs_view = lcs_out, lsum_view = lsum_out, n_pred = n_pred_out, n_ref = n_ref_out
-    cdef int64_t *matches = <int64_t *>cnp_data(matches_out)
-    cdef int threads = max(1, min(n_jobs, K)), i
-    cdef int64_t longest = 0
-    cdef bint out_of_memory = True  # until the kernel has run
-    cdef Worker *w = NULL
-    cdef Worker **workers = <Worker **>calloc(threads, sizeof(Worker *))
-    try:
-        if preds == NULL or refs == NULL or workers == NULL:
-            raise MemoryError()
-        longest = max(read_text_refs(held_preds, preds, "predictions"),
-                      read_text_refs(held_refs, refs, "references"))
-        for i in range(threads):
-            workers[i] = worker_take()
-        if threads == 1:  # no OpenMP region to enter: a few microseconds on a short batch
-            with nogil:
-                for k in range(K):
-                    run_pair(workers[0], preds, refs, pred_rows, ref_rows, k, max_order, want_lcs, want_lsum, stem,
-                             matches, lcs_view, lsum_view, n_pred, n_ref)
-        else:
-            with nogil, parallel(num_threads=threads):
-                w = workers[openmp.omp_get_thread_num()]
-                for k in prange(K, schedule="guided"):  # big chunks first, single pairs at the end (long texts)
-                    run_pair(w, preds, refs, pred_rows, ref_rows, k, max_order, want_lcs, want_lsum, stem, matches,
-                             lcs_view, lsum_view, n_pred, n_ref)
-        out_of_memory = any_negative(n_pred)
-        if out_of_memory:
-            raise MemoryError("out of memory in the rouge_raw kernel")
-        return matches_out, lcs_out, n_pred_out, n_ref_out, lsum_out
-    finally:
-        if workers != NULL:
-            # a worker that ran out of memory may hold half-grown buffers: it is not kept
+    cdef Counts counts = Counts(pred_rows.shape[0], max_order)
+    counts.fill(held_preds, held_refs, pred_rows, ref_rows, want_lcs, want_lsum, stem, n_jobs)
+    return counts.matches, counts.lcs, counts.n_pred, counts.n_ref, counts.lsum
+
+
+@cython.final
+cdef class Counts:
+    """rouge_counts' int64 arrays of K pairs, filled by ``fill`` (rouge_counts and
+    ``PairScorer.score_batch``: one pair loop for both)."""
+
+    cdef object matches, lcs, lsum, n_pred, n_ref
+    cdef int64_t[::1] lcs_view, lsum_view, n_pred_view, n_ref_view
+    cdef int64_t *matches_data
+    cdef int max_order
+
+    def __cinit__(self, Py_ssize_t K, int max_order):
+        self.max_order = max_order
+        self.matches = np.zeros((K, max_order), dtype=np.int64)
+        self.lcs = np.zeros(K, dtype=np.int64)
+        self.lsum = np.zeros(K, dtype=np.int64)
+        self.n_pred = np.zeros(K, dtype=np.int64)
+        self.n_ref = np.zeros(K, dtype=np.int64)
+        self.lcs_view, self.lsum_view = self.lcs, self.lsum
+        self.n_pred_view, self.n_ref_view = self.n_pred, self.n_ref
+        self.matches_data = <int64_t *>cnp_data(self.matches)
+
+    cdef int fill(self, tuple held_preds, tuple held_refs, const int64_t[::1] pred_rows, const int64_t[::1] ref_rows,
+                  bint want_lcs, bint want_lsum, bint stem, int n_jobs) except -1:
+        """Pair k (rows checked by the caller) into row k, on up to n_jobs threads without the GIL."""
+        cdef Py_ssize_t K = pred_rows.shape[0], k
+        if K == 0:
+            return 0
+        cdef int max_order = self.max_order
+        cdef int64_t *matches = self.matches_data
+        cdef int64_t[::1] lcs_view = self.lcs_view, lsum_view = self.lsum_view
+        cdef int64_t[::1] n_pred = self.n_pred_view, n_ref = self.n_ref_view
+        cdef TextRef *preds = <TextRef *>malloc((len(held_preds) + 1) * sizeof(TextRef))
+        cdef TextRef *refs = <TextRef *>malloc((len(held_refs) + 1) * sizeof(TextRef))
+        cdef int threads = max(1, min(n_jobs, K)), i
+        cdef int64_t longest = 0
+        cdef bint out_of_memory = True  # until the kernel has run
+        cdef Worker *w = NULL
+        cdef Worker **workers = <Worker **>calloc(threads, sizeof(Worker *))
+        try:
+            if preds == NULL or refs == NULL or workers == NULL:
+                raise MemoryError()
+            longest = max(read_text_refs(held_preds, preds, "predictions"),
+                          read_text_refs(held_refs, refs, "references"))
             for i in range(threads):
-                worker_give_back(workers[i], longest <= KEEP_WORKERS_UP_TO and not out_of_memory)
-        free(workers)
-        free(preds)
-        free(refs)
+                workers[i] = worker_take()
+            if threads == 1:  # no OpenMP region to enter: a few microseconds on a short batch
+                with nogil:
+                    for k in range(K):
+                        run_pair(workers[0], preds, refs, pred_rows, ref_rows, k, max_order, want_lcs, want_lsum,
+                                 stem, matches, lcs_view, lsum_view, n_pred, n_ref)
+            else:
+                with nogil, parallel(num_threads=threads):
+                    w = workers[openmp.omp_get_thread_num()]
+                    for k in prange(K, schedule="guided"):  # big chunks first, single pairs at the end (long texts)
+                        run_pair(w, preds, refs, pred_rows, ref_rows, k, max_order, want_lcs, want_lsum, stem,
+                                 matches, lcs_view, lsum_view, n_pred, n_ref)
+            out_of_memory = any_negative(n_pred)
+            if out_of_memory:
+                raise MemoryError("out of memory in the rouge_raw kernel")
+            return 0
+        finally:
+            if workers != NULL:
+                # a worker that ran out of memory may hold half-grown buffers: it is not kept
+                for i in range(threads):
+                    worker_give_back(workers[i], longest <= KEEP_WORKERS_UP_TO and not out_of_memory)
+            free(workers)
+            free(preds)
+            free(refs)
 
 
 # One pair on the calling thread (compat score()): it keeps the GIL throughout, so one worker
@@ -641,10 +670,7 @@ cdef class PairScorer:
         """``{name: score_type(P, R, F)}`` of ``prediction`` against ``target``."""
         cdef TextRef texts[2]
         cdef int64_t matches[MAX_ORDER]
-        cdef int64_t lcs = -1, lsum = 0, n_pred = 0, n_ref = 0, hits, shift
-        cdef double p, r
-        cdef int t, code
-        cdef dict result = {}
+        cdef int64_t lcs = -1, lsum = 0, n_pred = 0, n_ref = 0
         if not isinstance(target, str):
             raise TypeError(f"target must be str, got {type(target).__name__}")
         if not isinstance(prediction, str):
@@ -655,10 +681,38 @@ cdef class PairScorer:
         if pair_counts(w, &texts[1], &texts[0], self.max_order, self.want_lcs, self.want_lsum, self.stem, matches,
                        &lcs, &lsum, &n_pred, &n_ref) != 0:
             pair_failed()
+        return self.row(matches, lcs, lsum, n_pred, n_ref, self.zero)
+
+    def score_batch(self, tuple targets not None, tuple predictions not None, int n_jobs=1):
+        """``[score(t, p) for t, p in zip(targets, predictions)]`` (same-length tuples of str) on up
+        to ``n_jobs`` threads, except that a side without tokens gives rougeL and rougeLsum the
+        computed zeros (floats), as ``qascore.lexical.rouge.rouge`` does, instead of ``zero``.
+        The counts go straight into the result dicts: no float arrays in between."""
+        cdef Py_ssize_t K = len(predictions), k
+        if len(targets) != K:
+            raise ValueError(f"targets has {len(targets)} items but predictions has {K}")
+        rows = np.arange(K, dtype=np.int64)
+        cdef Counts counts = Counts(K, self.max_order)
+        counts.fill(predictions, targets, rows, rows, self.want_lcs, self.want_lsum, self.stem, n_jobs)
+        cdef list out = [None] * K
+        untrack_rows(out)
+        for k in range(K):
+            out[k] = self.row(counts.matches_data + k * self.max_order, counts.lcs_view[k], counts.lsum_view[k],
+                              counts.n_pred_view[k], counts.n_ref_view[k], None)
+        track_rows(out)
+        return out
+
+    cdef dict row(self, const int64_t *matches, int64_t lcs, int64_t lsum, int64_t n_pred, int64_t n_ref, zero):
+        """One pair's result dict from its counts; ``zero`` (unless None) for rougeL and
+        rougeLsum when a side has no tokens."""
+        cdef int64_t hits, shift
+        cdef double p, r
+        cdef int t, code
+        cdef dict result = {}
         for t in range(self.n_types):
             code = self.codes[t]
-            if code <= ROUGE_L and (n_ref == 0 or n_pred == 0):
-                PyDict_SetItem(result, self.names[t], self.zero)
+            if code <= ROUGE_L and zero is not None and (n_ref == 0 or n_pred == 0):
+                PyDict_SetItem(result, self.names[t], zero)
                 continue
             hits = lcs if code == ROUGE_L else lsum if code == ROUGE_LSUM else matches[code - 1]
             shift = code - 1 if code > 0 else 0

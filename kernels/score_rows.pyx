@@ -9,6 +9,8 @@ import numpy as np
 cdef extern from "qs_rows.h":
     object qascore_new_triple(object type, double a, double b, double c)
     void qascore_untrack_row(object row, object type)
+    void qascore_untrack_rows(list rows)
+    void qascore_track_rows(list rows)
 
 cdef enum:
     MAX_TYPES = 16  # rouge1 .. rouge9, rougeL, rougeLsum: 11
@@ -43,10 +45,12 @@ def score_rows(tuple names not None, list columns not None, type score_type not 
         r[t] = &view[0]
         view = arrays[t][2]
         f[t] = &view[0]
+    qascore_untrack_rows(rows)
     for i in range(n):
         row = {}
         for t in range(n_types):
             row[names[t]] = qascore_new_triple(score_type, p[t][i], r[t][i], f[t][i])
         qascore_untrack_row(row, score_type)
         rows.append(row)
+    qascore_track_rows(rows)
     return rows

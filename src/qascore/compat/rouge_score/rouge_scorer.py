@@ -27,8 +27,10 @@ from ..._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tok
                                     pair_union_hits_tokens)
 from ..._kernels.rouge_raw import PairScorer
 from ..._kernels.score_rows import score_rows
+from ..._parallel import resolve_n_jobs, threads_for
 from ...validate import check_texts
-from ...lexical.rouge import _NGRAM_TYPE, counts_from_raw_strings, parse_rouge_types, rouge, split_sentences
+from ...lexical.rouge import (_NGRAM_TYPE, _pair_work, counts_from_raw_strings, parse_rouge_types, rouge,
+                              split_sentences)
 from ...text import RougeTokenizer, Vocabulary
 from . import scoring, tokenizers
 from .scoring import Score
@@ -188,13 +190,16 @@ class RougeScorer(scoring.BaseScorer):
         ``n_jobs`` threads (default: all cores). Lengths must match."""
         if isinstance(targets, str) or isinstance(predictions, str):
             raise TypeError("targets and predictions must be lists of strings, not a single str")
-        targets, predictions = list(targets), list(predictions)
+        targets, predictions = tuple(targets), tuple(predictions)  # tuples reach the kernels without a copy
         if len(targets) != len(predictions):
             raise ValueError(f"targets has {len(targets)} items but predictions has {len(predictions)}")
         check_texts(targets, "targets")  # one C loop each; rouge() would take a list target as several
         check_texts(predictions, "predictions")
         if not self._types:
             return [{} for _ in targets]
+        if self._pair is not None:  # as rouge() counts these pairs, the rows built from the counts in C
+            threads = threads_for(_pair_work(predictions, targets), resolve_n_jobs(n_jobs))
+            return self._pair.score_batch(targets, predictions, threads)
         result = rouge(predictions, targets, self._types, tokenizer=self._tokenizer,
                        split_summaries=self._split_summaries, n_jobs=n_jobs)
         names = tuple(result)
