@@ -391,6 +391,17 @@ class RowSpool:
         self._file.close()
 
 
+def write_document(out: IO[str], head: Mapping[str, Any], key: str, rows: RowSpool | None) -> None:
+    """One JSON document: ``head``'s entries, then (when ``rows`` is given) its rows as the array
+    ``key``, byte for byte ``dumps({**head, key: [...]})`` without holding the rows."""
+    if rows is None:
+        out.write(dumps(head) + "\n")
+        return
+    out.write(dumps(head)[:-1] + ("," if head else "") + f"{dumps(key)}:[")
+    rows.copy_to(out)
+    out.write("]}\n")
+
+
 @contextlib.contextmanager
 def open_output(path=None) -> Iterator[IO[str]]:
     """A text stream for results: stdout for ``None`` or ``-``; otherwise a temporary file beside

@@ -13,7 +13,7 @@ names the aggregate first wait in a temporary file.
 """
 from __future__ import annotations
 
-from ..io import STDIN, KeyedJoin, RowSpool, chunked, dumps, open_output, write_bytes
+from ..io import STDIN, KeyedJoin, RowSpool, chunked, dumps, open_output, write_bytes, write_document
 from ..lexical.coco import MsMarcoTotals, msmarco_pair
 from ..lexical.formats_mrc import iter_dureader_predictions, iter_dureader_references, iter_msmarco
 from ..lexical.mrc import TOKENIZATIONS, VARIANTS, DuReaderTotals, question_of
@@ -105,12 +105,7 @@ class _Report:
             self.out.write(dumps(report) + "\n")
             return
         if self.format == "json":
-            if self.spool is None:
-                self.out.write(dumps(report) + "\n")
-                return
-            self.out.write(dumps(report)[:-1] + ',"per_question":[')
-            self.spool.copy_to(self.out)
-            self.out.write("]}\n")
+            write_document(self.out, report, "per_question", self.spool)
             return
         bleu = " ".join(f"BLEU-{n}: {100 * b:.2f}" for n, b in enumerate(report["BLEU-1..N"], 1))
         self.out.write(f"ROUGE-L: {100 * report['ROUGE-L']:.2f}  {bleu}  (questions scored: {report['n_scored']})\n")

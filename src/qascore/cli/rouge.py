@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..io import (STDIN, RowSpool, aligned_chunks, display_name, dumps, iter_texts, number_rows, open_output,
-                  write_bytes)
+                  write_bytes, write_document)
 from ..lexical.rouge import MULTI_REF_MODES, Rouge, RougeResult, parse_rouge_types
 from . import options
 
@@ -79,12 +79,7 @@ class Report:
     def finish(self, means: dict, signature: str) -> None:
         summary = {"aggregate": means, "n": self.n, "signature": signature}
         if self.format == "json":
-            if self.spool is None:
-                self.out.write(dumps(summary) + "\n")
-                return
-            self.out.write(dumps(summary)[:-1] + ',"examples":[')
-            self.spool.copy_to(self.out)
-            self.out.write("]}\n")
+            write_document(self.out, summary, "examples", self.spool)
         elif self.format == "jsonl":
             self.out.write(dumps(summary) + "\n")
         else:
