@@ -8,7 +8,8 @@ Each row times one whole job, wall clock, best of ``--rounds``:
 
 * in-process: the metric object on Python lists (``Rouge(...).score``, ``Ava(...).score``), with
   every core (``n_jobs=None``: OpenMP threads over pairs for ROUGE, ONNX Runtime intra-op threads
-  for AVA);
+  for AVA); ``in-process-1t`` the same on one thread (``n_jobs=1``), the per-core baseline that a
+  framework's workers multiply;
 * Ray: ``score_dataset`` on a Dataset made from an in-memory Arrow table (as many blocks as CPUs
   times two), materialised to Arrow on the driver; ``ray.init(num_cpus=cpus)`` is not timed;
 * Spark: ``score_dataframe`` on a DataFrame made from the same Arrow table (``createDataFrame`` of
@@ -119,7 +120,8 @@ def main(argv=None) -> int:
     parser.add_argument("--ava-rows", type=int, nargs="+", default=[2_000])
     parser.add_argument("--ava-models", nargs="+", default=["default", "linear"])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--frameworks", nargs="+", default=["in-process", "ray", "spark"])
+    parser.add_argument("--frameworks", nargs="+", default=["in-process", "ray", "spark"],
+                        choices=["in-process", "in-process-1t", "ray", "spark"])
     args = parser.parse_args(argv)
 
     import ray
@@ -138,6 +140,8 @@ def main(argv=None) -> int:
         for framework in args.frameworks:
             if framework == "in-process":
                 job = in_process_job(metric, columns, options)
+            elif framework == "in-process-1t":
+                job = in_process_job(metric, columns, {**options, "n_jobs": 1})
             elif framework == "ray":
                 job = ray_job(metric, table, options, args.cpus)
             else:
@@ -147,8 +151,9 @@ def main(argv=None) -> int:
             rate = n / seconds
             base = rate if framework == "in-process" else base
             label = metric if metric == "rouge" else f"ava {options['model']}"
+            cores = 1 if framework == "in-process-1t" else args.cpus
             records.append({"metric": label, "rows": n, "framework": framework, "seconds": seconds,
-                            "rows_per_s": rate, "rows_per_s_per_core": rate / args.cpus,
+                            "rows_per_s": rate, "rows_per_s_per_core": rate / cores,
                             "ratio_to_in_process": rate / base if base else None})
             print(f"{label:12} {n:>8} {framework:10} {seconds:8.3f} s {rate:12.0f} rows/s", flush=True)
 
