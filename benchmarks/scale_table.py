@@ -74,7 +74,7 @@ def in_process_job(metric: str, rows: dict, options: dict):
     return lambda: scorer.score_columns(rows)
 
 
-def ray_job(metric: str, table: pa.Table, options: dict, cpus: int):
+def ray_job(metric: str, table: pa.Table, options: dict, cpus: int, concurrency: int | None = None):
     import ray
 
     from qascore.integrations.ray import score_dataset
@@ -85,7 +85,8 @@ def ray_job(metric: str, table: pa.Table, options: dict, cpus: int):
 
     def job():
         ds = ray.data.from_arrow(blocks)
-        scored = score_dataset(ds, metric, map_batches_kwargs={"batch_size": batch}, **options)
+        ray_options = {"batch_size": batch, **({"concurrency": concurrency} if concurrency else {})}
+        scored = score_dataset(ds, metric, map_batches_kwargs=ray_options, **options)
         out = pa.concat_tables(ray.get(scored.to_arrow_refs()))
         assert out.num_rows == table.num_rows
     return job
@@ -120,6 +121,9 @@ def main(argv=None) -> int:
     parser.add_argument("--ava-rows", type=int, nargs="+", default=[2_000])
     parser.add_argument("--ava-models", nargs="+", default=["default", "linear"])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--ray-concurrency", type=int, default=None,
+                        help="a fixed pool of this many Ray workers (map_batches concurrency); default: autoscaling")
+    parser.add_argument("--out", help="the JSON figures (default benchmarks/results/scale_<cpus>cpu.json)")
     parser.add_argument("--frameworks", nargs="+", default=["in-process", "ray", "spark"],
                         choices=["in-process", "in-process-1t", "ray", "spark"])
     args = parser.parse_args(argv)
@@ -143,7 +147,7 @@ def main(argv=None) -> int:
             elif framework == "in-process-1t":
                 job = in_process_job(metric, columns, {**options, "n_jobs": 1})
             elif framework == "ray":
-                job = ray_job(metric, table, options, args.cpus)
+                job = ray_job(metric, table, options, args.cpus, args.ray_concurrency)
             else:
                 job = spark_job(spark, metric, table, options, args.cpus)
             job()  # warm: workers started, models loaded, kernels compiled
@@ -163,7 +167,7 @@ def main(argv=None) -> int:
     for r in records:
         print(f"| {r['metric']} | {r['rows']:,} | {r['framework']} | {r['rows_per_s']:,.0f} | "
               f"{r['rows_per_s_per_core']:,.0f} | {r['ratio_to_in_process']:.2f}x |")
-    out = ROOT / "benchmarks" / "results" / f"scale_{args.cpus}cpu.json"
+    out = Path(args.out) if args.out else ROOT / "benchmarks" / "results" / f"scale_{args.cpus}cpu.json"
     out.write_text(json.dumps({"cpus": args.cpus, "rounds": args.rounds, "rouge_options": ROUGE_OPTIONS,
                                "records": records}, indent=1) + "\n", encoding="utf-8")
     if spark is not None:
