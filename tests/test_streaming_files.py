@@ -1,15 +1,17 @@
-"""``qascore mrc`` and ``qascore nuggets rag`` streamed: output byte for byte the one-pass API's
-whatever the chunk size and the order of the prediction file, predictions from stdin, bounded
-reading, and errors midway."""
+"""``qascore mrc``, ``qascore nuggets rag`` and ``qascore nuggets score`` streamed: output byte for
+byte the one-pass API's whatever the chunk size and the order of the prediction file, predictions
+from stdin, bounded reading, and errors midway."""
 from __future__ import annotations
 
 import io as _io
 import json
 import random
 import sys
+from pathlib import Path
 
 import pytest
 
+import qascore
 from qascore import io
 from qascore.cli import main
 from qascore.io import dumps
@@ -258,3 +260,71 @@ def test_rag_assignments_out_needs_a_judge(tmp_path, capsys):
     path = rag_file(tmp_path, 2)
     assert main(["nuggets", "rag", "-p", path, "--assignments-out", str(tmp_path / "a.jsonl")]) == 2
     assert "needs --judge" in capsys.readouterr().err
+
+
+# --- qascore nuggets score ------------------------------------------------------------------
+
+NUGGETS_DEMO = Path(qascore.__file__).parent / "demo_data" / "nuggets"
+
+
+def run_file(tmp_path, interleave: bool = False) -> str:
+    """Three copies of the demo's judged and unjudged runs under new tags, grouped by run or not."""
+    from qascore.nuggets.formats import read_judgements, read_runs
+
+    runs = [*read_judgements(NUGGETS_DEMO / "judgements.txt").runs.values(), *read_runs(NUGGETS_DEMO / "run.txt").values()]
+    lines = [f"{qid} {run.tag}-{k} {r.docid} {r.text}\n" if r.text else f"{qid} {run.tag}-{k} NIL\n"
+             for k in range(3) for run in runs for qid, items in run.responses.items() for r in items]
+    if interleave:
+        random.Random(0).shuffle(lines)
+    path = tmp_path / ("interleaved.txt" if interleave else "grouped.txt")
+    path.write_text("".join(lines))
+    return str(path)
+
+
+def nuggets_score(capsysbinary, *argv) -> bytes:
+    assert main(["nuggets", "score", "-r", str(NUGGETS_DEMO / "answer_key.txt"), *argv]) == 0
+    return capsysbinary.readouterr().out
+
+
+@pytest.mark.parametrize("output", [[], ["--per-example"], ["--json", "--per-example"], ["--jsonl", "--per-example"],
+                                    ["--method", "pourpre", "--weighting", "count", "--json"]])
+def test_runs_scored_one_at_a_time_equal_all_together(tmp_path, capsysbinary, monkeypatch, output):
+    from qascore.cli import nuggets as cli_nuggets
+    from qascore.nuggets.nuggeteer import Nuggeteer
+    from qascore.nuggets.pourpre import Pourpre
+
+    path = run_file(tmp_path)
+    sizes = []
+    for cls in (Nuggeteer, Pourpre):
+        original = cls.score
+        monkeypatch.setattr(cls, "score", lambda self, runs, original=original, **kw: (
+            sizes.append(len(runs)), original(self, runs, **kw))[1])
+    streamed = nuggets_score(capsysbinary, "-p", path, *output)
+    assert sizes == [1] * 9  # nine runs, each scored and written on its own
+    monkeypatch.setattr(cli_nuggets, "_streams_runs", lambda args, model: False)
+    sizes.clear()
+    assert nuggets_score(capsysbinary, "-p", path, *output) == streamed
+    assert sizes == [9]
+
+
+def test_runs_whose_idf_comes_from_all_responses_are_scored_together(tmp_path, monkeypatch, capsysbinary):
+    from qascore.nuggets.nuggeteer import Nuggeteer
+
+    sizes = []
+    original = Nuggeteer.score
+    monkeypatch.setattr(Nuggeteer, "score", lambda self, runs, **kw: (sizes.append(len(runs)), original(self, runs, **kw))[1])
+    nuggets_score(capsysbinary, "-p", run_file(tmp_path), "--idf", "runs")
+    assert sizes == [9]
+
+
+def test_interleaved_run_files_and_stdin_are_read_whole(tmp_path, monkeypatch):
+    from qascore.nuggets.formats import iter_runs, read_runs
+
+    interleaved = run_file(tmp_path, interleave=True)
+    assert [r.tag for r in iter_runs(interleaved)] == list(read_runs(interleaved))
+    grouped = run_file(tmp_path)
+    expected = {tag: run.responses for tag, run in read_runs(grouped).items()}
+    assert {run.tag: run.responses for run in iter_runs(grouped)} == expected
+    with open(grouped, "rb") as f:
+        monkeypatch.setattr(sys, "stdin", _io.TextIOWrapper(_io.BytesIO(f.read())))
+    assert {run.tag: run.responses for run in iter_runs("-")} == expected

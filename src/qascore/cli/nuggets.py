@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Iterable
 
-from ..io import chunked, dumps, iter_lines, open_output, write_jsonl
+from ..io import RowSpool, chunked, dumps, iter_lines, open_output, write_jsonl
 from ..nuggets.analysis import IDF_SOURCES, Analyzer, IdfTable
-from ..nuggets.formats import (iter_rag_assignments, rag_assignment_lines, read_answer_key, read_judgements, read_runs,
-                               write_judgements)
+from ..nuggets.formats import (Run, iter_rag_assignments, iter_runs, rag_assignment_lines, read_answer_key,
+                               read_judgements, read_runs, write_judgements)
 from ..nuggets.nuggeteer import Nuggeteer, assessment, nugget_diagnostics, score_assignment
 from ..nuggets.official import BETA_AFTER_2003, RunScore, score_judged_runs
 from ..nuggets.pourpre import Pourpre
@@ -105,50 +106,86 @@ def _run_row(score: RunScore) -> dict:
     return row
 
 
-def _write_scores(scores: list[RunScore], args) -> None:
-    with open_output(args.output) as out:
-        if args.output_format == "jsonl":
-            for s in scores:
-                if args.per_example:
-                    write_jsonl(_question_rows(s), out)
-                write_jsonl([_run_row(s)], out)
-        elif args.output_format == "json":
-            runs = [{**_run_row(s), **({"per_question": list(_question_rows(s))} if args.per_example else {})}
-                    for s in scores]
-            out.write(dumps({"runs": runs}) + "\n")
+class _ScoreReport:
+    """Run scores written as they come: JSON lines and the JSON document's runs at once (flushed);
+    the text report's per-question table waits in a temporary file, since the runs' table and
+    signatures follow it."""
+
+    def __init__(self, out, output_format: str, per_example: bool) -> None:
+        self.out, self.format, self.per_example, self.n = out, output_format, per_example, 0
+        self.spool = RowSpool() if per_example and output_format == "text" else None
+        self.summary: list[str] = []
+        self.signatures: dict[str, None] = {}
+
+    def add(self, s: RunScore) -> None:
+        _report_unknown(s.run_tag, s.unknown_questions)
+        if self.format == "jsonl":
+            if self.per_example:
+                write_jsonl(_question_rows(s), self.out)
+            write_jsonl([_run_row(s)], self.out)
+        elif self.format == "json":
+            run = {**_run_row(s), **({"per_question": list(_question_rows(s))} if self.per_example else {})}
+            self.out.write(("," if self.n else '{"runs":[') + dumps(run))
         else:
-            if args.per_example:
-                out.write(f"{'run':<16} {'qid':<12} {'F':>8} {'recall':>8} {'precision':>9}\n")
-                for s in scores:
-                    for q in s.questions.values():
-                        out.write(f"{s.run_tag:<16} {q.qid:<12} {q.f:>8.4f} {q.recall:>8.4f} {q.precision:>9.4f}\n")
-                out.write("\n")
-            out.write(f"{'run':<16} {'F':>8}  {'95% interval':<18} questions\n")
-            for s in scores:
-                ci = f"[{s.interval[0]:.4f}, {s.interval[1]:.4f}]" if s.interval is not None else "-"
-                out.write(f"{s.run_tag:<16} {s.mean:>8.4f}  {ci:<18} {len(s.questions)}\n")
-            for signature in dict.fromkeys(s.signature for s in scores):
-                out.write(f"signature: {signature}\n")
+            if self.spool is not None:
+                self.spool.write(f"{s.run_tag:<16} {q.qid:<12} {q.f:>8.4f} {q.recall:>8.4f} {q.precision:>9.4f}\n"
+                                 .encode() for q in s.questions.values())
+            ci = f"[{s.interval[0]:.4f}, {s.interval[1]:.4f}]" if s.interval is not None else "-"
+            self.summary.append(f"{s.run_tag:<16} {s.mean:>8.4f}  {ci:<18} {len(s.questions)}\n")
+            self.signatures[s.signature] = None
+        self.out.flush()
+        self.n += 1
+
+    def finish(self) -> None:
+        if self.format == "json":
+            self.out.write(("]}" if self.n else '{"runs":[]}') + "\n")
+        elif self.format == "text":
+            if self.spool is not None:
+                self.out.write(f"{'run':<16} {'qid':<12} {'F':>8} {'recall':>8} {'precision':>9}\n")
+                self.spool.copy_to(self.out)
+                self.out.write("\n")
+            self.out.write(f"{'run':<16} {'F':>8}  {'95% interval':<18} questions\n")
+            self.out.write("".join(self.summary))
+            for signature in self.signatures:
+                self.out.write(f"signature: {signature}\n")
+
+
+def _streams_runs(args, model) -> bool:
+    """Whether a run's score is independent of the other runs (so runs can be scored one at a
+    time): not when idf comes from the responses scored together."""
+    return args.weighting == "count" or (args.method == "nuggeteer" and model.idf is not None)
 
 
 def cmd_score(args) -> int:
+    """Runs are scored and written one at a time when a run's score does not depend on the others
+    and the file lists each run's lines together (:func:`iter_runs`); else all together."""
     if args.method == "official":
         if not args.judgements:
             raise ValueError("--method official needs --judgements")
         args.runs_required = False
     _check_inputs(args)
     key = _read_key(args)
+    batches: Iterable[list[RunScore]]
     if args.method == "official":
-        scores = list(score_judged_runs(key, read_judgements(args.judgements), beta=args.beta).values())
-    elif args.method == "pourpre":
-        pourpre = Pourpre(key, weighting=args.weighting, stem=args.stem, stopwords=args.remove_stopwords,
-                          threshold=args.threshold)
-        scores = pourpre.score(_read_runs(args), beta=args.beta, n_jobs=args.n_jobs)
+        batches = [list(score_judged_runs(key, read_judgements(args.judgements), beta=args.beta).values())]
     else:
-        scores = _model(args, key).score(_read_runs(args), beta=args.beta, n_jobs=args.n_jobs)
-    for s in scores:
-        _report_unknown(s.run_tag, s.unknown_questions)
-    _write_scores(scores, args)
+        model: Nuggeteer | Pourpre
+        if args.method == "pourpre":
+            model = Pourpre(key, weighting=args.weighting, stem=args.stem, stopwords=args.remove_stopwords,
+                            threshold=args.threshold)
+        else:
+            model = _model(args, key)
+        groups: Iterable[list[Run]] = (([run] for run in iter_runs(args.predictions)) if _streams_runs(args, model)
+                                       else [_read_runs(args)])
+        batches = (model.score(group, beta=args.beta, n_jobs=args.n_jobs) for group in groups)
+    with open_output(args.output) as out:
+        report = _ScoreReport(out, args.output_format, args.per_example)
+        for scores in batches:
+            for score in scores:
+                report.add(score)
+        if not report.n and args.method != "official":
+            raise ValueError(f"{args.predictions}: the run file holds no response")
+        report.finish()
     return 0
 
 

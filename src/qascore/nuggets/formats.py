@@ -21,9 +21,10 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..errors import InputFormatError
-from ..io import iter_jsonl, iter_lines, open_output, require_field
+from ..io import STDIN, iter_jsonl, iter_lines, open_output, require_field
 
 IMPORTANCES = ("vital", "okay")
 
@@ -204,6 +205,45 @@ def read_runs(path) -> dict[str, Run]:
         qid, tag, docid, text = _parse_run_line(line, path, lineno)
         runs.setdefault(tag, Run(tag)).add(qid, docid, text)
     return runs
+
+
+def _tags_are_grouped(path) -> bool:
+    """Whether every run tag's lines are consecutive (runs one after another, as submitted runs
+    are concatenated); checked on a first reading of the tags alone."""
+    closed: set[str] = set()
+    current = None
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        tag = _parse_run_line(line, path, lineno)[1]
+        if tag != current:
+            if tag in closed:
+                return False
+            if current is not None:
+                closed.add(current)
+            current = tag
+    return True
+
+
+def iter_runs(path) -> Iterator[Run]:
+    """The runs of a run file in the order of :func:`read_runs`, one at a time when the file can be
+    read twice and its run tags are grouped (each run held only until the next starts); otherwise
+    (standard input, a pipe, interleaved tags) the file is read whole first."""
+    if str(path) == STDIN or not Path(path).is_file() or not _tags_are_grouped(path):
+        yield from read_runs(path).values()
+        return
+    run = None
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        qid, tag, docid, text = _parse_run_line(line, path, lineno)
+        if run is None or tag != run.tag:
+            if run is not None:
+                yield run
+            run = Run(tag)
+        run.add(qid, docid, text)
+    if run is not None:
+        yield run
 
 
 def write_run(run: Run, path) -> None:
