@@ -1,4 +1,4 @@
-"""``qascore mrc``, ``qascore nuggets rag`` and ``qascore nuggets score`` streamed: output byte for
+"""``qascore mrc`` and ``qascore nuggets rag``, ``score`` and ``assign`` streamed: output byte for
 byte the one-pass API's whatever the chunk size and the order of the prediction file, predictions
 from stdin, bounded reading, and errors midway."""
 from __future__ import annotations
@@ -328,3 +328,31 @@ def test_interleaved_run_files_and_stdin_are_read_whole(tmp_path, monkeypatch):
     with open(grouped, "rb") as f:
         monkeypatch.setattr(sys, "stdin", _io.TextIOWrapper(_io.BytesIO(f.read())))
     assert {run.tag: run.responses for run in iter_runs("-")} == expected
+
+
+def test_assign_writes_runs_one_at_a_time_as_all_together(tmp_path, capsys, monkeypatch):
+    from qascore.cli import nuggets as cli_nuggets
+    from qascore.nuggets.nuggeteer import Nuggeteer
+
+    path = run_file(tmp_path)
+    sizes = []
+    original = Nuggeteer.recall_table
+    monkeypatch.setattr(Nuggeteer, "recall_table", lambda self, runs, **kw: (
+        sizes.append(len(runs)), original(self, runs, **kw))[1])
+
+    def assign(out, *extra):
+        assert main(["nuggets", "assign", "-r", str(NUGGETS_DEMO / "answer_key.txt"), "-p", path, "-o", str(out),
+                     *extra]) == 0
+        return out.read_bytes(), capsys.readouterr().out
+
+    streamed = assign(tmp_path / "streamed.txt")
+    assert sizes == [1] * 9
+    monkeypatch.setattr(cli_nuggets, "_streams_runs", lambda args, model: False)
+    sizes.clear()
+    assert assign(tmp_path / "whole.txt") == streamed and sizes == [9]
+    sizes.clear()
+    monkeypatch.undo()
+    monkeypatch.setattr(Nuggeteer, "recall_table", lambda self, runs, **kw: (
+        sizes.append(len(runs)), original(self, runs, **kw))[1])
+    assert assign(tmp_path / "diag.txt", "--diagnostics", str(tmp_path / "d.jsonl")) == streamed
+    assert sizes == [9]  # diagnostics are per nugget over every run: all together

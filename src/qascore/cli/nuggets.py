@@ -11,8 +11,8 @@ from collections.abc import Iterable
 
 from ..io import RowSpool, chunked, dumps, iter_lines, open_output, write_jsonl
 from ..nuggets.analysis import IDF_SOURCES, Analyzer, IdfTable
-from ..nuggets.formats import (Run, iter_rag_assignments, iter_runs, rag_assignment_lines, read_answer_key,
-                               read_judgements, read_runs, write_judgements)
+from ..nuggets.formats import (Run, iter_rag_assignments, iter_runs, judgement_lines, rag_assignment_lines,
+                               read_answer_key, read_judgements, read_runs)
 from ..nuggets.nuggeteer import Nuggeteer, assessment, nugget_diagnostics, score_assignment
 from ..nuggets.official import BETA_AFTER_2003, RunScore, score_judged_runs
 from ..nuggets.pourpre import Pourpre
@@ -153,7 +153,7 @@ class _ScoreReport:
 def _streams_runs(args, model) -> bool:
     """Whether a run's score is independent of the other runs (so runs can be scored one at a
     time): not when idf comes from the responses scored together."""
-    return args.weighting == "count" or (args.method == "nuggeteer" and model.idf is not None)
+    return args.weighting == "count" or model.idf is not None
 
 
 def cmd_score(args) -> int:
@@ -190,23 +190,30 @@ def cmd_score(args) -> int:
 
 
 def cmd_assign(args) -> int:
+    """Runs are assigned and their blocks written one at a time as ``score`` scores them (not with
+    ``--diagnostics``, which are per nugget over every run)."""
     _check_inputs(args)
     if not args.output:
         raise ValueError("assign writes an assessment file: -o/--output FILE")
     model = _model(args, _read_key(args))
-    runs = _read_runs(args)
-    table = model.recall_table(runs, n_jobs=args.n_jobs)
-    assignments = model.assign_from_table(table, runs)
-    for a in assignments:
-        _report_unknown(a.run.tag, a.unknown_questions)
-    judged, comments = assessment(assignments)
-    write_judgements(judged, args.output, comments)
+    groups: Iterable[list[Run]] = (([run] for run in iter_runs(args.predictions))
+                                   if not args.diagnostics and _streams_runs(args, model) else [_read_runs(args)])
+    summary = []
+    with open_output(args.output) as out:
+        for runs in groups:
+            table = model.recall_table(runs, n_jobs=args.n_jobs)
+            assignments = model.assign_from_table(table, runs)
+            for a in assignments:
+                _report_unknown(a.run.tag, a.unknown_questions)
+            out.write(judgement_lines(*assessment(assignments)))
+            summary += [{"run": a.run.tag, "assigned": sum(len(v) for v in a.matched().values()),
+                         "score": score_assignment(model.key, a, args.beta).mean, "signature": a.signature}
+                        for a in assignments]
+        if not summary:
+            raise ValueError(f"{args.predictions}: the run file holds no response")
     if args.diagnostics:
         with open_output(args.diagnostics) as out:
             write_jsonl(nugget_diagnostics(model, table), out)
-    summary = [{"run": a.run.tag, "assigned": sum(len(v) for v in a.matched().values()),
-                "score": score_assignment(model.key, a, args.beta).mean, "signature": a.signature}
-               for a in assignments]
     write_jsonl(summary, sys.stdout)
     return 0
 

@@ -319,18 +319,26 @@ def read_judgements(path) -> Judgements:
 def write_judgements(judged: Judgements, path, comments: dict | None = None) -> None:
     """Write the two-part layout. ``comments[(tag, qid, item, nugget)]`` adds a ``#`` line before a
     nugget line (assessment files say there why the nugget was guessed)."""
-    comments = comments or {}
     with open_output(path) as out:
-        for tag, run in judged.runs.items():
-            for qid, items in run.responses.items():
-                for r in items:
-                    out.write(f"{qid} {tag} {r.item} {r.docid} {r.text}".rstrip() + "\n")
-                for item, nuggets in judged.assigned.get((tag, qid), {}).items():
-                    for nid in nuggets:
-                        note = comments.get((tag, qid, item, nid))
-                        if note:
-                            out.write(f"# {note}\n")
-                        out.write(f"{qid} {tag} {item} {nid}\n")
+        out.write(judgement_lines(judged, comments))
+
+
+def judgement_lines(judged: Judgements, comments: dict | None = None) -> str:
+    """The lines :func:`write_judgements` writes: a block per (run, question), so the blocks of
+    runs judged one at a time can be written one after another."""
+    comments = comments or {}
+    lines = []
+    for tag, run in judged.runs.items():
+        for qid, items in run.responses.items():
+            for r in items:
+                lines.append(f"{qid} {tag} {r.item} {r.docid} {r.text}".rstrip() + "\n")
+            for item, nuggets in judged.assigned.get((tag, qid), {}).items():
+                for nid in nuggets:
+                    note = comments.get((tag, qid, item, nid))
+                    if note:
+                        lines.append(f"# {note}\n")
+                    lines.append(f"{qid} {tag} {item} {nid}\n")
+    return "".join(lines)
 
 
 # ---------------------------------------------------------------- TREC 2024 RAG JSONL
