@@ -156,6 +156,14 @@ def _streams_runs(args, model) -> bool:
     return args.weighting == "count" or model.idf is not None
 
 
+def _run_groups(args, model, *, per_run: bool = True) -> Iterable[list[Run]]:
+    """The runs to score together: one at a time where :func:`_streams_runs` (and ``per_run``)
+    allows and the file lists each run's lines together (:func:`iter_runs`), else all in one."""
+    if per_run and _streams_runs(args, model):
+        return ([run] for run in iter_runs(args.predictions))
+    return [_read_runs(args)]
+
+
 def cmd_score(args) -> int:
     """Runs are scored and written one at a time when a run's score does not depend on the others
     and the file lists each run's lines together (:func:`iter_runs`); else all together."""
@@ -175,9 +183,7 @@ def cmd_score(args) -> int:
                             threshold=args.threshold)
         else:
             model = _model(args, key)
-        groups: Iterable[list[Run]] = (([run] for run in iter_runs(args.predictions)) if _streams_runs(args, model)
-                                       else [_read_runs(args)])
-        batches = (model.score(group, beta=args.beta, n_jobs=args.n_jobs) for group in groups)
+        batches = (model.score(group, beta=args.beta, n_jobs=args.n_jobs) for group in _run_groups(args, model))
     with open_output(args.output) as out:
         report = _ScoreReport(out, args.output_format, args.per_example)
         for scores in batches:
@@ -196,11 +202,9 @@ def cmd_assign(args) -> int:
     if not args.output:
         raise ValueError("assign writes an assessment file: -o/--output FILE")
     model = _model(args, _read_key(args))
-    groups: Iterable[list[Run]] = (([run] for run in iter_runs(args.predictions))
-                                   if not args.diagnostics and _streams_runs(args, model) else [_read_runs(args)])
     summary = []
     with open_output(args.output) as out:
-        for runs in groups:
+        for runs in _run_groups(args, model, per_run=not args.diagnostics):
             table = model.recall_table(runs, n_jobs=args.n_jobs)
             assignments = model.assign_from_table(table, runs)
             for a in assignments:
