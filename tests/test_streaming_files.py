@@ -146,6 +146,30 @@ def test_predictions_from_a_fifo_are_read_once(tmp_path, capsysbinary):
         writer.join(timeout=10)
 
 
+def test_duplicate_id_in_a_fifo_names_both_lines(tmp_path, capsys):
+    """A pipe cannot be read again to find the first line of a repeated id: its ids keep their lines."""
+    import os
+    import threading
+
+    _, r = dureader_files(tmp_path, 5, seed=12)
+    fifo = tmp_path / "dup.fifo"
+    os.mkfifo(fifo)
+    data = b'{"question_id": 1, "answers": ["a"]}\n{"question_id": 2, "answers": ["b"]}\n' \
+           b'{"question_id": 1, "answers": ["c"]}\n'
+
+    def feed():
+        with open(fifo, "wb") as f:
+            f.write(data)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        assert main(["mrc", "-p", str(fifo), "-r", r]) == 2
+    finally:
+        writer.join(timeout=10)
+    assert f"{fifo}:3: duplicate question_id 1 (first on line 1)" in capsys.readouterr().err
+
+
 def test_files_in_the_same_order_hold_one_record_at_a_time(tmp_path, monkeypatch):
     """Reading the predictions alongside references in the same order never keeps more than the
     record asked for (the join reads ahead only as far as the next id)."""

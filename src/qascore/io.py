@@ -274,6 +274,12 @@ def aligned_chunks(streams: Sequence[Iterable], paths: Sequence, size: int) -> I
         yield chunk
 
 
+def can_read_twice(path) -> bool:
+    """Whether ``path`` can be read again from its start: a regular file, not standard input, a
+    pipe or a FIFO (``<(...)`` in a shell)."""
+    return str(path) != STDIN and Path(path).is_file()
+
+
 class KeyedJoin:
     """The records of one keyed file (``read(path)`` yields ``(key, record)``, each key once)
     matched to the keys of another input taken in that input's order, reading as little ahead as
@@ -287,7 +293,7 @@ class KeyedJoin:
 
     def __init__(self, read: Callable[[Any], Iterable[tuple[Any, Any]]], path) -> None:
         self.path = path
-        if str(path) == STDIN or not Path(path).is_file():  # stdin, a pipe or a FIFO: read once
+        if not can_read_twice(path):
             self._waiting = dict(read(path))
             self._keys = set(self._waiting)
             self._records: Iterator[tuple[Any, Any]] = iter(())

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..errors import InputFormatError
-from ..io import STDIN, display_name, iter_jsonl, require_field
+from ..io import can_read_twice, display_name, iter_jsonl, require_field
 
 
 @dataclass(frozen=True)
@@ -71,11 +71,11 @@ def _question_id(record, field, path, lineno):
 class _UniqueIds:
     """The ids met so far in one file: a repeated id is an error naming both lines. Only the ids
     are kept (the line of the first is found again by reading the file up to it, once, for the
-    error); from standard input, which cannot be read again, each id keeps its line."""
+    error); from standard input or a pipe, which cannot be read again, each id keeps its line."""
 
     def __init__(self, path, field: str) -> None:
         self.path, self.field = path, field
-        self.lines: dict | None = {} if str(path) == STDIN else None
+        self.lines: dict | None = None if can_read_twice(path) else {}
         self.ids: set = set()
 
     def add(self, qid, lineno: int) -> None:

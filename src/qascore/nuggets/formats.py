@@ -21,10 +21,9 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..errors import InputFormatError
-from ..io import STDIN, iter_jsonl, iter_lines, open_output, require_field
+from ..io import can_read_twice, iter_jsonl, iter_lines, open_output, require_field
 
 IMPORTANCES = ("vital", "okay")
 
@@ -196,13 +195,17 @@ def _parse_run_line(line: str, path, lineno: int) -> tuple[str, str, str, str]:
     return cols[0], cols[1], cols[2], cols[3].strip()
 
 
+def _run_lines(path) -> Iterator[tuple[str, str, str, str]]:
+    """(qid, run tag, docid, answer string) of each non-blank line of a run file."""
+    for lineno, line in iter_lines(path):
+        if line.strip():
+            yield _parse_run_line(line, path, lineno)
+
+
 def read_runs(path) -> dict[str, Run]:
     """Read a run file (it may hold several run tags): run tag -> Run."""
     runs: dict[str, Run] = {}
-    for lineno, line in iter_lines(path):
-        if not line.strip():
-            continue
-        qid, tag, docid, text = _parse_run_line(line, path, lineno)
+    for qid, tag, docid, text in _run_lines(path):
         runs.setdefault(tag, Run(tag)).add(qid, docid, text)
     return runs
 
@@ -212,10 +215,7 @@ def _tags_are_grouped(path) -> bool:
     are concatenated); checked on a first reading of the tags alone."""
     closed: set[str] = set()
     current = None
-    for lineno, line in iter_lines(path):
-        if not line.strip():
-            continue
-        tag = _parse_run_line(line, path, lineno)[1]
+    for _, tag, _, _ in _run_lines(path):
         if tag != current:
             if tag in closed:
                 return False
@@ -229,14 +229,11 @@ def iter_runs(path) -> Iterator[Run]:
     """The runs of a run file in the order of :func:`read_runs`, one at a time when the file can be
     read twice and its run tags are grouped (each run held only until the next starts); otherwise
     (standard input, a pipe, interleaved tags) the file is read whole first."""
-    if str(path) == STDIN or not Path(path).is_file() or not _tags_are_grouped(path):
+    if not can_read_twice(path) or not _tags_are_grouped(path):
         yield from read_runs(path).values()
         return
     run = None
-    for lineno, line in iter_lines(path):
-        if not line.strip():
-            continue
-        qid, tag, docid, text = _parse_run_line(line, path, lineno)
+    for qid, tag, docid, text in _run_lines(path):
         if run is None or tag != run.tag:
             if run is not None:
                 yield run
