@@ -13,7 +13,12 @@ Each row times one whole job, wall clock, best of ``--rounds``:
 * Ray: ``score_dataset`` on a Dataset made from an in-memory Arrow table (as many blocks as CPUs
   times two), materialised to Arrow on the driver; ``ray.init(num_cpus=cpus)`` is not timed;
 * Spark: ``score_dataframe`` on a DataFrame made from the same Arrow table (``createDataFrame`` of
-  a pandas frame with Arrow enabled), collected with ``toArrow()``; session start is not timed.
+  a pandas frame with Arrow enabled), collected with ``toArrow()``; session start is not timed;
+* processes: the arrangement Ray's and Spark's workers use, without a framework: a pool of
+  ``--cpus`` spawned processes, each with its own metric object on one thread (``n_jobs=1``, one
+  ONNX session per process), fed the rows in ``2 * cpus`` slices; pool start is not timed. It
+  shows what one-thread workers buy over one many-threaded process where Ray or Spark is not
+  installed (the GPU machine has neither).
 
 It prints a markdown table (rows/s, rows/s per core, ratio to in-process) and writes the figures
 to ``benchmarks/results/scale_<cpus>cpu.json``. A fixed cost per job (scheduling, Arrow hand-off,
@@ -74,6 +79,35 @@ def in_process_job(metric: str, rows: dict, options: dict):
     return lambda: scorer.score_columns(rows)
 
 
+def _load_metric(metric: str, options: dict) -> None:
+    from qascore.integrations.batches import BatchScorer
+
+    BatchScorer(metric, **options, n_jobs=1).metric_object()
+
+
+def _score_slice(job: tuple) -> int:
+    from qascore.integrations.batches import BatchScorer
+
+    metric, options, columns = job
+    return len(next(iter(BatchScorer(metric, **options, n_jobs=1).score_columns(columns).values())))
+
+
+def processes_job(metric: str, columns: dict, options: dict, cpus: int):
+    """A pool of ``cpus`` spawned processes, each loading the metric (the model) before any timing."""
+    import atexit
+    import multiprocessing
+
+    pool = multiprocessing.get_context("spawn").Pool(cpus, initializer=_load_metric, initargs=(metric, options))
+    atexit.register(pool.terminate)
+    n = len(next(iter(columns.values())))
+    step = -(-n // (2 * cpus))
+    slices = [(metric, options, {k: v[i:i + step] for k, v in columns.items()}) for i in range(0, n, step)]
+
+    def job():
+        assert sum(pool.map(_score_slice, slices, chunksize=1)) == n
+    return job
+
+
 def ray_job(metric: str, table: pa.Table, options: dict, cpus: int, concurrency: int | None = None):
     import ray
 
@@ -117,21 +151,22 @@ def start_spark(cpus: int):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpus", type=int, default=len(os.sched_getaffinity(0)))
-    parser.add_argument("--rouge-rows", type=int, nargs="+", default=[20_000, 200_000])
-    parser.add_argument("--ava-rows", type=int, nargs="+", default=[2_000])
+    parser.add_argument("--rouge-rows", type=int, nargs="*", default=[20_000, 200_000])
+    parser.add_argument("--ava-rows", type=int, nargs="*", default=[2_000])
     parser.add_argument("--ava-models", nargs="+", default=["default", "linear"])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--ray-concurrency", type=int, default=None,
                         help="a fixed pool of this many Ray workers (map_batches concurrency); default: autoscaling")
     parser.add_argument("--out", help="the JSON figures (default benchmarks/results/scale_<cpus>cpu.json)")
     parser.add_argument("--frameworks", nargs="+", default=["in-process", "ray", "spark"],
-                        choices=["in-process", "in-process-1t", "ray", "spark"])
+                        choices=["in-process", "in-process-1t", "processes", "ray", "spark"])
     args = parser.parse_args(argv)
 
-    import ray
+    if "ray" in args.frameworks:
+        import ray
 
-    ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    ray.data.DataContext.get_current().enable_progress_bars = False
+        ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        ray.data.DataContext.get_current().enable_progress_bars = False
     spark = start_spark(args.cpus) if "spark" in args.frameworks else None
 
     jobs = [("rouge", n, msmarco_rows(n), ROUGE_OPTIONS) for n in args.rouge_rows]
@@ -146,6 +181,8 @@ def main(argv=None) -> int:
                 job = in_process_job(metric, columns, options)
             elif framework == "in-process-1t":
                 job = in_process_job(metric, columns, {**options, "n_jobs": 1})
+            elif framework == "processes":
+                job = processes_job(metric, columns, options, args.cpus)
             elif framework == "ray":
                 job = ray_job(metric, table, options, args.cpus, args.ray_concurrency)
             else:
@@ -168,11 +205,13 @@ def main(argv=None) -> int:
         print(f"| {r['metric']} | {r['rows']:,} | {r['framework']} | {r['rows_per_s']:,.0f} | "
               f"{r['rows_per_s_per_core']:,.0f} | {r['ratio_to_in_process']:.2f}x |")
     out = Path(args.out) if args.out else ROOT / "benchmarks" / "results" / f"scale_{args.cpus}cpu.json"
-    out.write_text(json.dumps({"cpus": args.cpus, "rounds": args.rounds, "rouge_options": ROUGE_OPTIONS,
+    out.write_text(json.dumps({"cpus": args.cpus, "cpu": platform.processor() or platform.machine(),
+                               "rounds": args.rounds, "rouge_options": ROUGE_OPTIONS,
                                "records": records}, indent=1) + "\n", encoding="utf-8")
     if spark is not None:
         spark.stop()
-    ray.shutdown()
+    if "ray" in args.frameworks:
+        ray.shutdown()
     return 0
 
 

@@ -14,6 +14,12 @@ import numpy as np
 cdef extern from "qs_unicode.h":
     bint is_space "qascore_split_space"(Py_UCS4 c) noexcept nogil
 
+cdef extern from "qs_scan.h":
+    void qascore_prefetch_tuple_item(tuple t, Py_ssize_t i)
+
+cdef enum:
+    PREFETCH_AHEAD = 16  # lines: a miss to memory takes about as long as reading this many headers
+
 cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
     void* PyUnicode_DATA(object o)
@@ -450,7 +456,7 @@ cdef void tokenize_chunk(Chunk* ch, const int* kinds, void** datas, const Py_ssi
                          const char* starts_group, int64_t* line_len) noexcept nogil:
     cdef Buf a, b
     cdef Interner vocab
-    cdef Py_ssize_t li, before
+    cdef Py_ssize_t li, before, end
     a.p = NULL; a.n = 0; a.cap = 0
     b.p = NULL; b.n = 0; b.cap = 0
     if interner_init(&vocab) < 0:
@@ -461,7 +467,10 @@ cdef void tokenize_chunk(Chunk* ch, const int* kinds, void** datas, const Py_ssi
                 ch.most_types = max(ch.most_types, vocab.n_types)
                 interner_reset(&vocab)
             before = ch.ids_n
-            if tokenize_line(kinds[li], datas[li], ends[li], &a, &b, &vocab, ch) < 0:
+            end = ends[li]  # str.rstrip: here, in the threads, where the text is read anyway
+            while end > 0 and is_space(PyUnicode_READ(kinds[li], datas[li], end - 1)):
+                end -= 1
+            if tokenize_line(kinds[li], datas[li], end, &a, &b, &vocab, ch) < 0:
                 ch.failed = 1
                 break
             line_len[li] = ch.ids_n - before
@@ -483,10 +492,8 @@ def tokenize_13a_packed(list lines, const int64_t[::1] group_starts=None, int n_
     # A tuple keeps every string alive while threads read its storage without the GIL, even if
     # the caller's list changes meanwhile.
     cdef tuple held = tuple(lines)
-    cdef Py_ssize_t n_lines = len(held), li, k, end, n_chunks, per, pos
+    cdef Py_ssize_t n_lines = len(held), li, k, n_chunks, per, pos
     cdef str line
-    cdef int kind
-    cdef void* data
     offsets = np.zeros(n_lines + 1, dtype=np.int64)
     line_len = np.zeros(n_lines, dtype=np.int64)
     cdef int64_t[::1] lens = line_len
@@ -498,17 +505,16 @@ def tokenize_13a_packed(list lines, const int64_t[::1] group_starts=None, int n_
     try:
         if kinds == NULL or datas == NULL or ends == NULL or starts_group == NULL:
             raise MemoryError()
-        # Under the GIL: each line's storage and its length without trailing whitespace (rstrip).
+        # Under the GIL, one thread: only each line's storage and length (the str header). The
+        # lines lie scattered over the heap, so headers are fetched ahead; the text itself is
+        # first read by the threads.
         for li in range(n_lines):
+            if li + PREFETCH_AHEAD < n_lines:
+                qascore_prefetch_tuple_item(held, li + PREFETCH_AHEAD)
             line = <str?>held[li]  # checked: a non-string raises TypeError, never a crash
-            kind = PyUnicode_KIND(line)
-            data = PyUnicode_DATA(line)
-            end = PyUnicode_GET_LENGTH(line)
-            while end > 0 and is_space(PyUnicode_READ(kind, data, end - 1)):
-                end -= 1
-            kinds[li] = kind
-            datas[li] = data
-            ends[li] = end
+            kinds[li] = PyUnicode_KIND(line)
+            datas[li] = PyUnicode_DATA(line)
+            ends[li] = PyUnicode_GET_LENGTH(line)
         if group_starts is None:
             n_chunks = 1
             starts_group[0] = 1

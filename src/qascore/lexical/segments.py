@@ -38,7 +38,17 @@ def _interleave(hypotheses: list, references: list) -> tuple[list, np.ndarray]:
         raise ValueError(f"references[{i}] is empty: every hypothesis needs at least one reference")
     hyp_rows = np.arange(len(hypotheses), dtype=np.int64)
     hyp_rows[1:] += np.cumsum(counts[:-1])
-    return list(chain.from_iterable([(hyp, *refs) for hyp, refs in zip(hypotheses, references)])), hyp_rows
+    # This runs on one thread before the threaded kernels, so it bounds their scaling: C-level
+    # iterators and object-array scatters, never a Python-level tuple per segment.
+    refs = chain.from_iterable(references)
+    if not len(counts) or counts.max() == 1:
+        return list(chain.from_iterable(zip(hypotheses, refs))), hyp_rows
+    lines = np.empty(len(hypotheses) + int(counts.sum()), dtype=object)
+    is_ref = np.ones(len(lines), dtype=bool)
+    is_ref[hyp_rows] = False
+    lines[hyp_rows] = np.fromiter(hypotheses, dtype=object, count=len(hypotheses))
+    lines[is_ref] = np.fromiter(refs, dtype=object, count=len(lines) - len(hypotheses))
+    return lines.tolist(), hyp_rows
 
 
 def _interleave_checked(hypotheses: list, references: list) -> tuple[list, np.ndarray]:
