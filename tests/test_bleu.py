@@ -170,3 +170,21 @@ def test_unsmoothed_zero_precision_gives_zero_like_sacrebleu():
     s, *_ = bleu_from_statistics([[3, 0, 0, 0]], [[3, 2, 1, 0]], 3, 3, smooth_method="none")
     assert s[0] == 0.0
     assert math.isclose(SacreBLEU.compute_bleu([3, 0, 0, 0], [3, 2, 1, 0], 3, 3, smooth_method="none").score, 0.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.text(max_size=8), st.lists(st.text(max_size=8), min_size=1, max_size=4),
+                          st.booleans()), max_size=30))
+def test_segment_layout_is_each_hypothesis_then_its_references(segments):
+    """The layout the BLEU, chrF and TER kernels read: built without a loop per segment, equal to
+    the plain one for any mix of reference counts, lists and tuples."""
+    from qascore.lexical.segments import segment_lines
+
+    hyps = [h for h, _, _ in segments]
+    refs = [tuple(r) if as_tuple else r for _, r, as_tuple in segments]
+    seg = segment_lines(hyps, refs)
+    plain = [line for h, r in zip(hyps, refs) for line in (h, *r)]
+    assert seg.lines == plain
+    for i, (h, r) in enumerate(zip(hyps, refs)):
+        assert seg.lines[seg.hyp_rows[i]] == h
+        assert [seg.lines[k] for k in seg.ref_rows[seg.groups[i]:seg.groups[i + 1]]] == list(r)
