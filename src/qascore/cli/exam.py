@@ -14,7 +14,7 @@ from pathlib import Path
 from ..exam.articles import read_articles, read_paragraph_collection
 from ..exam.model import Articles
 from ..exam.questions import read_question_bank
-from ..io import STDIN, display_name, dumps, open_output, write_jsonl
+from ..io import STDIN, RowSpool, can_read_twice, display_name, dumps, open_output, write_document, write_jsonl
 from ..validate import check_int, check_real
 from . import options
 
@@ -114,37 +114,182 @@ def _records(result) -> list[dict]:
     return [dict(vars(r)) for r in result.records]
 
 
+RECORDS_HEADER = "system\tquery_id\tquestion_id\tanswer\tconfidence\tcorrect\thas_article\n"
+
+
+def _record_line(r) -> str:
+    answer = "" if r.answer is None else r.answer.replace("\t", " ").replace("\n", " ")
+    return (f"{r.system}\t{r.query_id}\t{r.question_id}\t{answer}\t{r.confidence:.4f}\t"
+            f"{int(r.correct)}\t{int(r.has_article)}\n")
+
+
+class ResultWriter:
+    """The output of ``qascore exam``: per-question records as they come (with ``per_example``),
+    then the summary. Text is the records as TSV, a blank line, the table, the signature and the
+    correlation reports; ``json`` one document (``records`` last, spooled to a temporary file
+    until the summary is known); ``jsonl`` the records, then the summary, one a line."""
+
+    def __init__(self, out, output_format: str, per_example: bool) -> None:
+        self.out, self.format, self.per_example = out, output_format, per_example
+        self.spool = RowSpool(b",") if per_example and output_format == "json" else None
+        if per_example and output_format == "text":
+            out.write(RECORDS_HEADER)
+
+    def records(self, records) -> None:
+        if not self.per_example:
+            return
+        if self.spool is not None:
+            self.spool.write(dumps(dict(vars(r))).encode() for r in records)
+        elif self.format == "jsonl":
+            write_jsonl((dict(vars(r)) for r in records), self.out)
+        else:
+            self.out.writelines(_record_line(r) for r in records)
+        self.out.flush()
+
+    def summary(self, result, correlations) -> None:
+        if self.format == "json":
+            write_document(self.out, _summary(result, correlations), "records", self.spool)
+        elif self.format == "jsonl":
+            write_jsonl([_summary(result, correlations)], self.out)
+        else:
+            if self.per_example:
+                self.out.write("\n")
+            self.out.write(result.table() + "\n" + result.signature + "\n")
+            for _, report in correlations:
+                self.out.write(report + "\n")
+
+
 def write_result(result, correlations, output_format: str, per_example: bool, out) -> None:
-    """Text (records as TSV with ``per_example``, the table, signature and reports), one JSON
-    document (``records`` with ``per_example``), or JSON lines (records, then the summary)."""
-    if output_format == "json":
-        document = _summary(result, correlations)
-        if per_example:
-            document["records"] = _records(result)
-        out.write(dumps(document) + "\n")
-    elif output_format == "jsonl":
-        write_jsonl(_records(result) if per_example else (), out)
-        write_jsonl([_summary(result, correlations)], out)
-    else:
-        if per_example:
-            out.write("system\tquery_id\tquestion_id\tanswer\tconfidence\tcorrect\thas_article\n")
-            for r in result.records:
-                answer = "" if r.answer is None else r.answer.replace("\t", " ").replace("\n", " ")
-                out.write(f"{r.system}\t{r.query_id}\t{r.question_id}\t{answer}\t{r.confidence:.4f}\t"
-                          f"{int(r.correct)}\t{int(r.has_article)}\n")
-            out.write("\n")
-        out.write(result.table() + "\n" + result.signature + "\n")
-        for _, report in correlations:
-            out.write(report + "\n")
+    """The whole output of a result held in memory (see :class:`ResultWriter`)."""
+    writer = ResultWriter(out, output_format, per_example)
+    writer.records(result.records)
+    writer.summary(result, correlations)
+
+
+# Above this much article input, grade one input at a time. Below it, one batch is faster (the
+# lexical solver's first reading for its pooled idf costs about half a grading) and peaks at a
+# few hundred MB (about 20 bytes of memory a byte of article JSON).
+STREAM_ABOVE_BYTES = 16 << 20
+
+
+def _input_bytes(path) -> int:
+    path = Path(path)
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() else path.stat().st_size
+
+
+def _streams_files(args) -> bool:
+    """Whether to grade one ``--articles`` input at a time: several inputs, each readable twice,
+    together over :data:`STREAM_ABOVE_BYTES`; the lexical solver (its pooled idf is gathered on a
+    first reading; the model solvers encode every article of the run in one batch); and nothing
+    that needs every article at once (``--graded``; the ROUGE-1 baseline of ``--gold`` with
+    ``--official``; ``--records``)."""
+    inputs = [*args.articles, *([args.gold] if args.gold else [])]
+    return (len(args.articles) > 1 and all(can_read_twice(p) or Path(p).is_dir() for p in inputs)
+            and args.solver == "lexical" and not args.graded and not (args.gold and args.official)
+            and args.records is None and sum(map(_input_bytes, inputs)) > STREAM_ABOVE_BYTES)
+
+
+def _correlations(result, official, articles, gold, args, progress) -> list:
+    if official is None:
+        return []
+    from ..exam.leaderboard import correlate, correlation_report, exam_leaderboard, leaderboard_from_means
+
+    _say(progress, "correlating with the official leaderboard")
+    boards = [exam_leaderboard(result)]
+    if gold is not None:
+        from ..exam.baseline import rouge1_baseline
+
+        base = rouge1_baseline(articles, gold, n_jobs=args.n_jobs)
+        boards.append(leaderboard_from_means(base.scores, base.stderr, name="ROUGE-1 F1"))
+    return [(correlate(board, official, repeats=args.repeats, seed=args.seed),
+             correlation_report(board, official, repeats=args.repeats, seed=args.seed)) for board in boards]
+
+
+def _plot(result, official, args) -> None:
+    if args.plot:
+        from ..exam.leaderboard import exam_leaderboard, plot_leaderboards
+
+        assert official is not None  # _check_inputs: --plot needs --official
+        plot_leaderboards(exam_leaderboard(result), official, args.plot)
+
+
+def _run_whole(args, bank, solver, judge, official) -> None:
+    from ..exam.scoring import evaluate
+
+    articles = _read_all_articles(args.articles, args)
+    gold = _read_all_articles([args.gold], args) if args.gold else None
+    progress = options.show_progress(args, len(bank) * len(articles.systems))
+    _say(progress, f"grading {len(bank)} questions x {len(articles.systems)} systems"
+                   + (" and the gold articles" if gold is not None else "") + f" with the {args.solver} solver")
+    result = evaluate(bank, articles, solver, gold=gold, judge=judge, unknown_queries=args.unknown_queries)
+    correlations = _correlations(result, official, articles, gold, args, progress)
+    if args.records:
+        with open_output(args.records) as fh:
+            write_jsonl(_records(result), fh)
+    if args.graded:
+        from ..exam.workbench import grade_paragraphs, write_workbench_graded
+
+        _say(progress, "grading paragraphs for the workbench file")
+        write_workbench_graded(grade_paragraphs(bank, articles, solver, judge), args.graded, solver=solver)
+    _plot(result, official, args)
+    with open_output(args.output) as out:
+        write_result(result, correlations, args.output_format, args.per_example, out)
+
+
+def _run_by_file(args, bank, solver, judge, official) -> None:
+    """Two readings of the article inputs, one held at a time. The first checks every input
+    (errors before any output: parsing, a system in two inputs, unknown queries, the gold) and
+    gathers the lexical solver's pooled idf; the second grades input by input, writing records as
+    they come and keeping only each system's counts per query. Figures equal the one-batch run's."""
+    from ..exam.model import Articles
+    from ..exam.scoring import (GOLD_SYSTEM, ExamTotals, bank_articles, check_gold, check_queries, exam_settings,
+                                grade)
+
+    statistics = solver.pooled_statistics()
+    systems: list[str] = []
+    query_ids: set[str] = set()
+    for path in args.articles:
+        articles = _read_all_articles([path], args)
+        for system in articles.systems:
+            if system in systems:
+                raise ValueError(f"duplicate system {system!r} among the article inputs")
+            systems.append(system)
+        query_ids |= articles.query_ids()
+        if statistics is not None:
+            statistics.add(bank_articles(bank, articles))
+    check_queries(bank, query_ids, args.unknown_queries)
+    gold = None
+    if args.gold:
+        gold = _read_all_articles([args.gold], args)
+        check_gold(systems, gold)
+        gold = Articles({GOLD_SYSTEM: gold.articles(gold.systems[0])})
+        if statistics is not None:
+            statistics.add(bank_articles(bank, gold))
+    solver.idf_statistics = statistics
+    progress = options.show_progress(args, len(bank) * len(systems))
+    _say(progress, f"grading {len(bank)} questions x {len(systems)} systems, one of {len(args.articles)} inputs "
+                   "at a time" + (" and the gold articles" if gold is not None else "")
+                   + f" with the {args.solver} solver")
+    totals = ExamTotals(bank)
+    with open_output(args.output) as out:
+        writer = ResultWriter(out, args.output_format, args.per_example)
+        for number, path in enumerate(args.articles, 1):
+            records = grade(bank, _read_all_articles([path], args), solver, judge=judge,
+                            unknown_queries=args.unknown_queries)
+            totals.add(records)
+            writer.records(records)
+            _say(progress, f"graded input {number} of {len(args.articles)}: {display_name(path)}")
+        if gold is not None:
+            totals.add(grade(bank, gold, solver, judge=judge, unknown_queries=args.unknown_queries), gold=True)
+        result = totals.result(exam_settings(solver, judge))
+        correlations = _correlations(result, official, None, None, args, progress)
+        _plot(result, official, args)
+        writer.summary(result, correlations)
 
 
 def run_exam(args) -> int:
-    from ..exam.scoring import evaluate
-
     _check_inputs(args)
     bank = read_question_bank(args.questions, args.questions_format)
-    articles = _read_all_articles(args.articles, args)
-    gold = _read_all_articles([args.gold], args) if args.gold else None
     official = None
     if args.official:
         from ..exam.leaderboard import read_leaderboard
@@ -157,39 +302,7 @@ def run_exam(args) -> int:
     from ..judges.load import load_judge
 
     judge = load_judge(args.judge, n_threads=args.n_jobs)
-    progress = options.show_progress(args, len(bank) * len(articles.systems))
-    _say(progress, f"grading {len(bank)} questions x {len(articles.systems)} systems"
-                   + (" and the gold articles" if gold is not None else "") + f" with the {args.solver} solver")
-    result = evaluate(bank, articles, solver, gold=gold, judge=judge, unknown_queries=args.unknown_queries)
-    correlations = []
-    if official is not None:
-        from ..exam.leaderboard import correlate, correlation_report, exam_leaderboard, leaderboard_from_means
-
-        _say(progress, "correlating with the official leaderboard")
-        boards = [exam_leaderboard(result)]
-        if gold is not None:
-            from ..exam.baseline import rouge1_baseline
-
-            base = rouge1_baseline(articles, gold, n_jobs=args.n_jobs)
-            boards.append(leaderboard_from_means(base.scores, base.stderr, name="ROUGE-1 F1"))
-        for board in boards:
-            correlations.append((correlate(board, official, repeats=args.repeats, seed=args.seed),
-                                 correlation_report(board, official, repeats=args.repeats, seed=args.seed)))
-    if args.records:
-        with open_output(args.records) as fh:
-            write_jsonl(_records(result), fh)
-    if args.graded:
-        from ..exam.workbench import grade_paragraphs, write_workbench_graded
-
-        _say(progress, "grading paragraphs for the workbench file")
-        write_workbench_graded(grade_paragraphs(bank, articles, solver, judge), args.graded, solver=solver)
-    if args.plot:
-        from ..exam.leaderboard import exam_leaderboard, plot_leaderboards
-
-        assert official is not None  # _check_inputs: --plot needs --official
-        plot_leaderboards(exam_leaderboard(result), official, args.plot)
-    with open_output(args.output) as out:
-        write_result(result, correlations, args.output_format, args.per_example, out)
+    (_run_by_file if _streams_files(args) else _run_whole)(args, bank, solver, judge, official)
     return 0
 
 

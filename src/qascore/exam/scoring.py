@@ -97,6 +97,24 @@ def judge_answers(questions: list[ExamQuestion], answers: list[SolverAnswer], ju
     return correct
 
 
+def check_queries(bank: QuestionBank, query_ids: set[str], unknown_queries: str) -> None:
+    """Articles for queries the bank does not know are an error unless ``unknown_queries="ignore"``."""
+    unknown = sorted(query_ids - set(bank.query_ids))
+    if unknown and unknown_queries == "error":
+        shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        raise ValueError(f"articles for {len(unknown)} queries that have no exam questions: {shown} "
+                         "(pass unknown_queries='ignore' to leave them out)")
+
+
+def bank_articles(bank: QuestionBank, articles: Articles) -> list[list[str]]:
+    """The articles that grading reads: each system's, for the queries of the bank."""
+    out: list[list[str]] = []
+    for system in articles.systems:
+        per_query = articles.articles(system)
+        out.extend(per_query[q] for q in bank.query_ids if q in per_query)
+    return out
+
+
 def grade(bank: QuestionBank, articles: Articles, solver: Solver, *, judge: Judge | None = None,
           unknown_queries: str = "error") -> list[QuestionRecord]:
     """Answer every question of the bank from every system's article for its query, and grade each
@@ -111,11 +129,7 @@ def grade(bank: QuestionBank, articles: Articles, solver: Solver, *, judge: Judg
             raise TypeError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")
     if len(bank) == 0:
         raise ValueError("the question bank has no questions")
-    unknown = sorted(articles.query_ids() - set(bank.query_ids))
-    if unknown and unknown_queries == "error":
-        shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-        raise ValueError(f"articles for {len(unknown)} queries that have no exam questions: {shown} "
-                         "(pass unknown_queries='ignore' to leave them out)")
+    check_queries(bank, articles.query_ids(), unknown_queries)
     tasks = []  # (system, query, has_article)
     task_articles, task_questions = [], []
     for system in articles.systems:
@@ -133,14 +147,6 @@ def grade(bank: QuestionBank, articles: Articles, solver: Solver, *, judge: Judg
             for ((system, query_id, has), q, ans), right in zip(flat, correct)]
 
 
-def _per_query(records, system, bank) -> dict[str, float]:
-    correct: dict[str, int] = {q: 0 for q in bank.query_ids}
-    for r in records:
-        if r.system == system and r.correct:
-            correct[r.query_id] += 1
-    return {q: correct[q] / len(bank.questions(q)) for q in bank.query_ids}
-
-
 def _mean_se(values) -> tuple[float, float]:
     x = np.asarray(list(values), dtype=np.float64)
     if len(x) == 0:
@@ -149,35 +155,77 @@ def _mean_se(values) -> tuple[float, float]:
     return float(x.mean()), se
 
 
+class ExamTotals:
+    """What :func:`exam_scores` needs, added batch by batch (systems in any grouping, in their
+    order): each system's correct answers per query, the gold's, and per query the questions any
+    system answered right. ``result`` gives the figures :func:`exam_scores` gives on every record
+    at once, bit for bit."""
+
+    def __init__(self, bank: QuestionBank) -> None:
+        self.bank = bank
+        self.correct: dict[str, dict[str, int]] = {}  # system -> query -> correct answers
+        self.gold: dict[str, int] | None = None
+        self.covered: dict[str, set[str]] = {q: set() for q in bank.query_ids}
+
+    def add(self, records, *, gold: bool = False) -> ExamTotals:
+        """Tally ``records`` (of systems, or with ``gold`` of the gold articles: not in coverage)."""
+        if gold and self.gold is None:
+            self.gold = dict.fromkeys(self.bank.query_ids, 0)
+        gold_tally = self.gold
+        for r in records:
+            tally = gold_tally if gold else self.correct.get(r.system)
+            if tally is None:
+                tally = self.correct[r.system] = dict.fromkeys(self.bank.query_ids, 0)
+            if r.correct:
+                tally[r.query_id] += 1
+                if not gold:
+                    self.covered[r.query_id].add(r.question_id)
+        return self
+
+    def _per_query(self, correct: dict[str, int]) -> dict[str, float]:
+        return {q: correct[q] / len(self.bank.questions(q)) for q in self.bank.query_ids}
+
+    def result(self, settings: dict | None = None, records: list[QuestionRecord] | None = None) -> ExamResult:
+        """EXAM, n-EXAM (gold, when gold records were added) and EXAM-Cover n-EXAM of every system."""
+        bank = self.bank
+        gold = None
+        if self.gold is not None:
+            per_query = self._per_query(self.gold)
+            gold = SystemScore(GOLD_SYSTEM, *_mean_se(per_query.values()), per_query)
+            total_gold = sum(gold.per_query.values())
+            gold.n_exam_gold = 1.0 if total_gold > 0 else None
+        out = {}
+        for system, correct in self.correct.items():
+            per_query = self._per_query(correct)
+            score = SystemScore(system, *_mean_se(per_query.values()), per_query)
+            for q in bank.query_ids:
+                n_cov = len(self.covered[q])
+                score.per_query_cover[q] = per_query[q] * len(bank.questions(q)) / n_cov if n_cov else 0.0
+            score.n_exam_cover, score.n_exam_cover_stderr = _mean_se(score.per_query_cover.values())
+            if gold is not None:
+                # Undefined (None, shown as "-") when the gold articles answer nothing; above 1 is kept.
+                score.n_exam_gold = sum(per_query.values()) / total_gold if total_gold > 0 else None
+            out[system] = score
+        signature = make_signature("exam", **(settings or {}), queries=len(bank.query_ids), questions=len(bank),
+                                   gold="yes" if gold is not None else "no")
+        return ExamResult(out, [] if records is None else records, gold, signature, list(bank.query_ids))
+
+
 def exam_scores(bank: QuestionBank, records: list[QuestionRecord], *, gold_records=None,
                 settings: dict | None = None) -> ExamResult:
     """Aggregate records into EXAM, n-EXAM (gold, when gold records are given) and EXAM-Cover n-EXAM."""
-    systems = list(dict.fromkeys(r.system for r in records))
-    covered: dict[str, set[str]] = {q: set() for q in bank.query_ids}
-    for r in records:
-        if r.correct:
-            covered[r.query_id].add(r.question_id)
-    gold = None
+    totals = ExamTotals(bank).add(records)
     if gold_records is not None:
-        per_query = _per_query(gold_records, GOLD_SYSTEM, bank)
-        gold = SystemScore(GOLD_SYSTEM, *_mean_se(per_query.values()), per_query)
-        total_gold = sum(gold.per_query.values())
-        gold.n_exam_gold = 1.0 if total_gold > 0 else None
-    out = {}
-    for system in systems:
-        per_query = _per_query(records, system, bank)
-        score = SystemScore(system, *_mean_se(per_query.values()), per_query)
-        for q in bank.query_ids:
-            n_cov = len(covered[q])
-            score.per_query_cover[q] = per_query[q] * len(bank.questions(q)) / n_cov if n_cov else 0.0
-        score.n_exam_cover, score.n_exam_cover_stderr = _mean_se(score.per_query_cover.values())
-        if gold is not None:
-            # Undefined (None, shown as "-") when the gold articles answer nothing; above 1 is kept.
-            score.n_exam_gold = sum(per_query.values()) / total_gold if total_gold > 0 else None
-        out[system] = score
-    signature = make_signature("exam", **(settings or {}), queries=len(bank.query_ids), questions=len(bank),
-                               gold="yes" if gold is not None else "no")
-    return ExamResult(out, records, gold, signature, list(bank.query_ids))
+        totals.add(gold_records, gold=True)
+    return totals.result(settings, records)
+
+
+def check_gold(articles_systems, gold: Articles) -> None:
+    """Gold articles come as one system, whose reserved name no system may take."""
+    if len(gold.systems) != 1:
+        raise ValueError(f"gold articles must come as one system, got {len(gold.systems)}")
+    if GOLD_SYSTEM in articles_systems:
+        raise ValueError(f"system name {GOLD_SYSTEM!r} is reserved for the gold articles")
 
 
 def evaluate(bank: QuestionBank, articles: Articles, solver: Solver, *, gold: Articles | None = None,
@@ -186,10 +234,7 @@ def evaluate(bank: QuestionBank, articles: Articles, solver: Solver, *, gold: Ar
     answers are graded by ``judge`` (the workbench's matching by default)."""
     gold_records = None
     if gold is not None:
-        if len(gold.systems) != 1:
-            raise ValueError(f"gold articles must come as one system, got {len(gold.systems)}")
-        if GOLD_SYSTEM in articles.systems:
-            raise ValueError(f"system name {GOLD_SYSTEM!r} is reserved for the gold articles")
+        check_gold(articles.systems, gold)
         # One batch with the systems, so pooled statistics (idf) are the same for gold and systems.
         both = Articles({s: articles.articles(s) for s in articles.systems})
         both.merge(Articles({GOLD_SYSTEM: gold.articles(gold.systems[0])}))
@@ -198,5 +243,9 @@ def evaluate(bank: QuestionBank, articles: Articles, solver: Solver, *, gold: Ar
         records = [r for r in records if r.system != GOLD_SYSTEM]
     else:
         records = grade(bank, articles, solver, judge=judge, unknown_queries=unknown_queries)
-    grader = DEFAULT_GRADER if judge is None else judge
-    return exam_scores(bank, records, gold_records=gold_records, settings={**solver.settings(), "judge": grader.name})
+    return exam_scores(bank, records, gold_records=gold_records, settings=exam_settings(solver, judge))
+
+
+def exam_settings(solver: Solver, judge: Judge | None) -> dict:
+    """The signature's settings: the solver's and the free-text grader's name."""
+    return {**solver.settings(), "judge": (DEFAULT_GRADER if judge is None else judge).name}

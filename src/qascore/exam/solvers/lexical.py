@@ -9,6 +9,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from collections.abc import Sequence
+from hashlib import blake2b
 
 import numpy as np
 
@@ -45,29 +46,85 @@ class PackedQuestions:
         self.q_choice_off = np.asarray(q_choice_off, dtype=np.int64)
 
 
+class PooledDocumentFrequency:
+    """The lexical solver's pooled idf statistics, gathered batch by batch without keeping texts:
+    each term's document frequency over the distinct paragraphs added so far, and their number.
+
+    A solver given them (``LexicalSolver(idf_statistics=...)``) scores any batch with the idf it
+    would have pooled over every paragraph added, bit for bit: scoring can then go one batch of
+    systems at a time after one reading of all of them. A paragraph is known again by a 128-bit
+    digest of its text (16 bytes kept per distinct paragraph).
+    """
+
+    def __init__(self, analyzer: LexicalAnalyzer) -> None:
+        self.analyzer = analyzer
+        self.df: dict[str, int] = {}
+        self._seen: set[bytes] = set()
+
+    @property
+    def n_documents(self) -> int:
+        return len(self._seen)
+
+    def add(self, articles: Sequence[Sequence[str]]) -> PooledDocumentFrequency:
+        """Count the paragraphs of ``articles`` (lists of paragraphs) not seen before."""
+        new = []
+        for paragraphs in articles:
+            for text in paragraphs:
+                key = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+                if key not in self._seen:
+                    self._seen.add(key)
+                    new.append(text)
+        if new:
+            corpus = SentenceCorpus([new])
+            vocab = Vocabulary()
+            sents = self.analyzer.pack(corpus.sentences, vocab)
+            offsets = np.ascontiguousarray(sents.offsets[corpus.par_sent_off], dtype=np.int64)
+            df = document_frequency(sents.ids, offsets, len(vocab))
+            for term_id in np.flatnonzero(df):
+                term = vocab.token(int(term_id))
+                self.df[term] = self.df.get(term, 0) + int(df[term_id])
+        return self
+
+    def of(self, vocab: Vocabulary) -> tuple[np.ndarray, int]:
+        """Document frequency of each term of ``vocab`` (by id) and the number of documents."""
+        df = np.fromiter((self.df.get(vocab.token(i), 0) for i in range(len(vocab))), dtype=np.int64,
+                         count=len(vocab))
+        return df, self.n_documents
+
+
 class LexicalSolver(Solver):
     """Each choice scores the best sentence's idf-weighted overlap with the question's terms plus the
     choice's own terms, normalised by their total idf; a sentence must contain one of the choice's own
     terms to support it. Answers the best choice when it beats the runner-up by more than ``margin``.
 
     idf is computed over the distinct paragraphs of the batch (all systems' articles pooled) unless
-    ``idf_corpus`` (a list of texts) fixes it. Terms are lowercased words without stopwords, Porter
-    stemmed unless ``stem=False``. Free-text questions get as their answer the whole paragraph
-    holding the sentence that best matches the question (``free_text="paragraph"``, the default: an
-    answer stated in the sentence after the one that restates the question is found too) or that
-    sentence alone (``free_text="sentence"``).
+    ``idf_corpus`` (a list of texts) fixes it, or ``idf_statistics`` (a
+    :class:`PooledDocumentFrequency` of every paragraph to pool) gives the pooled figures ahead.
+    Terms are lowercased words without stopwords, Porter stemmed unless ``stem=False``. Free-text
+    questions get as their answer the whole paragraph holding the sentence that best matches the
+    question (``free_text="paragraph"``, the default: an answer stated in the sentence after the one
+    that restates the question is found too) or that sentence alone (``free_text="sentence"``).
     """
 
     name = "lexical"
 
     def __init__(self, margin: float = 0.0, *, stem: bool = True, idf_corpus: Sequence[str] | None = None,
-                 free_text: str = "paragraph", n_jobs: int | None = None):
+                 free_text: str = "paragraph", n_jobs: int | None = None,
+                 idf_statistics: PooledDocumentFrequency | None = None):
         check_real(margin, "margin", low=0.0)
         self.margin = float(margin)
         self.free_text = check_choice(free_text, FREE_TEXT_ANSWERS, "free_text")
         self.analyzer = LexicalAnalyzer(stem=porter_stem if stem else None)
         self.idf_corpus = list(idf_corpus) if idf_corpus is not None else None
+        if idf_corpus is not None and idf_statistics is not None:
+            raise ValueError("give idf_corpus or idf_statistics, not both")
+        self.idf_statistics = idf_statistics
         self.n_jobs = n_jobs
+
+    def pooled_statistics(self) -> PooledDocumentFrequency | None:
+        """An empty :class:`PooledDocumentFrequency` of this solver's terms when its idf is pooled
+        over the batch (None when a corpus fixes it): fill it, then pass it as ``idf_statistics``."""
+        return PooledDocumentFrequency(self.analyzer) if self.idf_corpus is None else None
 
     def settings(self) -> dict:
         return {"solver": self.name, "margin": self.margin, "terms": self.analyzer.name,
@@ -120,6 +177,9 @@ class LexicalSolver(Solver):
         return LexicalRun(corpus, flat_questions, n_q, task_choice_off, out)
 
     def _idf(self, vocab: Vocabulary, sents, corpus: SentenceCorpus) -> np.ndarray:
+        if self.idf_statistics is not None:
+            df, n_docs = self.idf_statistics.of(vocab)
+            return smoothed_idf(df, n_docs)
         if self.idf_corpus is not None:
             docs = self.analyzer.pack(self.idf_corpus, vocab)
             ids, doc_token_off = docs.ids, docs.offsets
