@@ -3,10 +3,13 @@ byte the one-pass API's whatever the chunk size and the order of the prediction 
 from stdin, bounded reading, and errors midway."""
 from __future__ import annotations
 
+import contextlib
 import io as _io
 import json
+import os
 import random
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -69,6 +72,23 @@ def msmarco_files(tmp_path, n: int, seed: int = 0, shuffle_predictions: bool = F
     return str(p), str(r)
 
 
+@contextlib.contextmanager
+def fed_fifo(path: Path, data: bytes):
+    """A FIFO at ``path`` that a thread fills with ``data`` while the block reads it."""
+    os.mkfifo(path)
+
+    def feed():
+        with open(path, "wb") as f:
+            f.write(data)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        yield path
+    finally:
+        writer.join(timeout=10)
+
+
 def cli(capsysbinary, *argv) -> bytes:
     assert main(["mrc", *argv]) == 0
     return capsysbinary.readouterr().out
@@ -125,48 +145,19 @@ def test_predictions_from_stdin(tmp_path, capsysbinary, monkeypatch):
 
 def test_predictions_from_a_fifo_are_read_once(tmp_path, capsysbinary):
     """A pipe named by a path (``<(...)`` in a shell) cannot be read twice: it is held whole."""
-    import os
-    import threading
-
     p, r = dureader_files(tmp_path, 30, seed=10, shuffle_predictions=True)
     expected = cli(capsysbinary, "-p", p, "-r", r, "--json", "--per-example")
-    fifo = tmp_path / "pred.fifo"
-    os.mkfifo(fifo)
-    data = open(p, "rb").read()
-
-    def feed():
-        with open(fifo, "wb") as f:
-            f.write(data)
-
-    writer = threading.Thread(target=feed)
-    writer.start()
-    try:
+    with fed_fifo(tmp_path / "pred.fifo", Path(p).read_bytes()) as fifo:
         assert cli(capsysbinary, "-p", str(fifo), "-r", r, "--json", "--per-example", "--chunk-size", "4") == expected
-    finally:
-        writer.join(timeout=10)
 
 
 def test_duplicate_id_in_a_fifo_names_both_lines(tmp_path, capsys):
     """A pipe cannot be read again to find the first line of a repeated id: its ids keep their lines."""
-    import os
-    import threading
-
     _, r = dureader_files(tmp_path, 5, seed=12)
-    fifo = tmp_path / "dup.fifo"
-    os.mkfifo(fifo)
     data = b'{"question_id": 1, "answers": ["a"]}\n{"question_id": 2, "answers": ["b"]}\n' \
            b'{"question_id": 1, "answers": ["c"]}\n'
-
-    def feed():
-        with open(fifo, "wb") as f:
-            f.write(data)
-
-    writer = threading.Thread(target=feed)
-    writer.start()
-    try:
+    with fed_fifo(tmp_path / "dup.fifo", data) as fifo:
         assert main(["mrc", "-p", str(fifo), "-r", r]) == 2
-    finally:
-        writer.join(timeout=10)
     assert f"{fifo}:3: duplicate question_id 1 (first on line 1)" in capsys.readouterr().err
 
 
