@@ -154,3 +154,34 @@ def test_failed_run_leaves_no_output_file(tmp_path, capsys):
     rc = main(exam_args("--solver", "onnx:model.onnx", "--json", "-o", str(out)))
     assert rc == 2 and out.read_text(encoding="utf-8") == "old"
     assert list(tmp_path.iterdir()) == [out]
+
+
+def _hide_onnxruntime(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a))
+
+
+def test_a_multiple_choice_bank_needs_no_judge_and_no_extra(monkeypatch, capsys):
+    """The default judge (the shipped AVA model) grades free-text answers only: the demo's
+    multiple-choice bank runs without onnxruntime, and its signature names the default judge."""
+    _hide_onnxruntime(monkeypatch)
+    rc = main(exam_args("--json"))
+    assert rc == 0 and "|judge:ava|" in json.loads(capsys.readouterr().out)["signature"]
+
+
+def test_free_text_without_the_onnx_extra_names_the_extra_and_the_judge_that_needs_nothing(tmp_path, monkeypatch,
+                                                                                            capsys):
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(json.dumps({"query_id": "q", "question_id": "1", "question": "Where do penguins live?",
+                                     "gold_answers": ["Antarctica"]}) + "\n", encoding="utf-8")
+    articles = tmp_path / "A.jsonl"  # the system is the file's stem
+    articles.write_text(json.dumps({"squid": "A:q", "title": "q", "paragraphs": [{"para_body": [
+        {"text": "In Antarctica."}]}]}) + "\n", encoding="utf-8")
+    _hide_onnxruntime(monkeypatch)
+    rc = main(["exam", "-q", str(questions), "--articles", str(articles)])
+    err = capsys.readouterr().err
+    assert rc == 2 and 'pip install "qascore[onnx]"' in err and "--judge workbench needs nothing" in err
+    rc = main(["exam", "-q", str(questions), "--articles", str(articles), "--judge", "workbench", "--json"])
+    assert rc == 0 and json.loads(capsys.readouterr().out)["systems"] == [
+        {"system": "A", "exam": 1.0, "exam_stderr": 0.0, "n_exam_gold": None, "n_exam_cover": 1.0,
+         "n_exam_cover_stderr": 0.0}]

@@ -139,14 +139,28 @@ def test_free_text_paragraph_answer_is_the_paragraph_of_the_best_sentence():
     q = ExamQuestion("q", "1", "Where do penguins live?", gold_answers=("Antarctica",))
     arts = [["Cats purr.", "Penguins live in the south. Mostly Antarctica.", "Dogs bark."], ["Cats purr."]]
     sentence = LexicalSolver(free_text="sentence").solve(arts, [[q], [q]])
-    paragraph = LexicalSolver().solve(arts, [[q], [q]])
+    paragraph = LexicalSolver(free_text="paragraph").solve(arts, [[q], [q]])
     assert sentence[0][0].text == "Penguins live in the south."
     assert paragraph[0][0].text == "Penguins live in the south. Mostly Antarctica."
     assert paragraph[1][0].text is None
-    assert LexicalSolver().settings()["free_text"] == "paragraph"
+    assert LexicalSolver().settings()["free_text"] == "any-paragraph"
     assert LexicalSolver(free_text="sentence").settings()["free_text"] == "sentence"
-    with pytest.raises(ValueError, match="free_text must be one of 'sentence', 'paragraph'"):
+    with pytest.raises(ValueError, match="free_text must be one of 'sentence', 'paragraph', 'any-paragraph'"):
         LexicalSolver(free_text="article")
+
+
+def test_any_paragraph_offers_every_distinct_paragraph_best_match_first():
+    """The default: every paragraph of the article is an answer for the judge to read, the
+    best-matching one first, then the rest in reading order (each distinct text once); an article
+    sharing no word with the question still offers its paragraphs ("16" answers "how many")."""
+    q = ExamQuestion("q", "1", "Where do penguins live?", gold_answers=("Antarctica",))
+    arts = [["Cats purr.", "Penguins live in the south. Mostly Antarctica.", "Dogs bark.", "Cats purr."],
+            ["16", "Cats purr."], []]
+    got = LexicalSolver().solve(arts, [[q], [q], [q]])
+    assert (got[0][0].text, got[0][0].alternatives, got[0][0].confidence) == (
+        "Penguins live in the south. Mostly Antarctica.", ("Cats purr.", "Dogs bark."), 1.0)
+    assert (got[1][0].text, got[1][0].alternatives, got[1][0].confidence) == ("16", ("Cats purr.",), 0.0)
+    assert not got[2][0].answered  # an empty article answers nothing
 
 
 @settings(max_examples=100, deadline=None)

@@ -22,8 +22,8 @@ ARTICLE = [
 
 
 @pytest.fixture(scope="module")
-def reader():
-    return ReaderSolver(device="cpu", n_threads=1)
+def reader():  # the reader answers free-text questions itself
+    return ReaderSolver(device="cpu", n_threads=1, free_text="paragraph")
 
 
 def test_free_text_answer_is_the_paragraph_of_the_answering_sentence(reader):
@@ -36,12 +36,23 @@ def test_free_text_answer_is_the_paragraph_of_the_answering_sentence(reader):
 
 
 def test_below_the_threshold_the_reader_abstains(reader):
-    strict = ReaderSolver(device="cpu", n_threads=1, threshold=0.999999)
+    strict = ReaderSolver(device="cpu", n_threads=1, threshold=0.999999, free_text="paragraph")
     question = ExamQuestion("q", "1", "what is the boiling point of mercury", gold_answers=("356.7 C",))
     [[answer]] = strict.solve([ARTICLE], [[question]])
     assert not answer.answered and 0.0 <= answer.confidence < 0.999999
     [[empty]] = reader.solve([[]], [[question]])  # an empty article answers nothing
     assert not empty.answered
+
+
+def test_any_paragraph_leaves_free_text_to_the_judge(monkeypatch):
+    """Under the default free_text="any-paragraph" the reader reads no free-text pair: every
+    paragraph is offered to the judge, the lexical solver's best match first."""
+    solver = ReaderSolver(device="cpu", n_threads=1)
+    monkeypatch.setattr(solver, "answer_probability", lambda q, s: pytest.fail("read a free-text pair"))
+    question = ExamQuestion("q", "1", "who wrote the play hamlet", gold_answers=("Shakespeare",))
+    [[answer]] = solver.solve([ARTICLE], [[question]])
+    assert (answer.text, answer.alternatives) == (ARTICLE[1], (ARTICLE[0], ARTICLE[2]))
+    assert solver.settings()["free_text"] == "any-paragraph"
 
 
 def test_multiple_choice_picks_the_choice_whose_evidence_answers(reader):

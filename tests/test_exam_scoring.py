@@ -4,9 +4,14 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from qascore.exam import scoring
 from qascore.exam.model import Articles, ExamQuestion, QuestionBank
-from qascore.exam.scoring import GOLD_SYSTEM, evaluate, exam_scores, grade
+from qascore.exam.scoring import GOLD_SYSTEM, evaluate, exam_scores, grade, judge_answers
+from qascore.exam.solvers.lexical import LexicalSolver
+from qascore.judges.matching import ContainmentJudge, WorkbenchJudge
 from qascore.exam.solvers.base import Solver, SolverAnswer
 from qascore.exam.workbench import cover_records, grade_paragraphs, write_workbench_graded
 
@@ -50,7 +55,7 @@ def test_exam_per_query_macro_mean_and_records():
     assert [(r.question_id, r.answer, r.correct) for r in recs] == [("1", "a", True), ("2", "a", True), ("3", "a", False)]
     assert all(not r.has_article for r in result.records if r.system == "A" and r.query_id == "q3")
     assert [s.system for s in result.leaderboard()] == ["A", "B"]
-    assert result.signature.startswith("qascore:exam|judge:workbench|queries:3|questions:5|gold:no|version:")
+    assert result.signature.startswith("qascore:exam|judge:ava|queries:3|questions:5|gold:no|version:")
 
 
 def test_n_exam_gold_is_ratio_of_sums():
@@ -101,8 +106,68 @@ def test_free_text_questions_verified():
         def solve(self, articles, questions):
             return [[SolverAnswer(None, 1.0, " ".join(a)) for _ in qs] for a, qs in zip(articles, questions)]
 
-    result = evaluate(bank, Articles({"A": {"q": ["They live in antarctica!"]}, "B": {"q": ["In Europe."]}}), Echo())
+    arts = Articles({"A": {"q": ["They live in antarctica!"]}, "B": {"q": ["In Europe."]}})
+    result = evaluate(bank, arts, Echo(), judge=WorkbenchJudge())
     assert result.systems["A"].exam == 1.0 and result.systems["B"].exam == 0.0
+
+
+class CountingJudge(ContainmentJudge):
+    """Containment, recording the candidates of each call."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def predict_proba(self, questions, references, candidates):
+        self.calls.append(list(candidates))
+        return super().predict_proba(questions, references, candidates)
+
+
+def free(qid, gold):
+    return ExamQuestion("q", qid, f"question {qid}", gold_answers=(gold,))
+
+
+def test_alternatives_are_read_only_after_the_answer_is_rejected_and_the_first_accepted_is_the_answer():
+    questions = [free("1", "alpha"), free("2", "beta"), free("3", "gamma"), mc("q", "4")]
+    answers = [SolverAnswer(None, 1.0, "alpha here", ("beta", "alpha too")),  # accepted at once
+               SolverAnswer(None, 1.0, "nothing", ("not it", "beta is", "beta as well")),  # the second alternative
+               SolverAnswer(None, 0.0, "nothing", ("not it",)),  # none: wrong, its first answer kept
+               SolverAnswer("a", 1.0)]
+    judge = CountingJudge()
+    correct, graded = judge_answers(questions, answers, judge)
+    assert correct == [True, True, False, True]
+    assert [a.text for a in graded[:3]] == ["alpha here", "beta is", "nothing"]
+    assert all(a.alternatives == () for a in graded)
+    # first every answer's text (one distinct pair each), then the rejected answers' alternatives
+    assert judge.calls == [["alpha here", "nothing", "nothing"], ["not it", "beta is", "beta as well", "not it"]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["alpha", "beta"]),
+                          st.lists(st.sampled_from(["alpha", "beta", "x", "alpha beta", ""]), min_size=1,
+                                   max_size=5)),
+                min_size=1, max_size=8))
+def test_stopping_at_the_first_accepted_answer_equals_judging_every_answer(rows):
+    questions = [free(str(i), gold) for i, (gold, _) in enumerate(rows)]
+    answers = [SolverAnswer(None, 1.0, texts[0], tuple(texts[1:])) for _, texts in rows]
+    correct, graded = judge_answers(questions, answers, ContainmentJudge())
+    for (gold, texts), right, answer in zip(rows, correct, graded):
+        verdicts = ContainmentJudge().judge(["q"] * len(texts), [[gold]] * len(texts), texts).labels
+        assert right == bool(verdicts.any())
+        assert answer.text == (texts[int(verdicts.argmax())] if right else texts[0])
+
+
+def test_the_default_judge_loads_only_for_free_text_answers(monkeypatch):
+    """Without a judge, free-text answers go to the shipped AVA model (scoring.default_judge),
+    loaded on first use: a multiple-choice bank never loads it; the signature names it either way."""
+    monkeypatch.setattr(scoring, "default_judge", lambda: pytest.fail("loaded the default judge"))
+    result = evaluate(BANK, Articles({"A": {"q1": ["1 2 3"]}}), ScriptedSolver())
+    assert "|judge:ava|" in result.signature
+    judge = CountingJudge()
+    monkeypatch.setattr(scoring, "default_judge", lambda: judge)
+    bank = QuestionBank([free("1", "alpha")])
+    result = evaluate(bank, Articles({"A": {"q": ["alpha"]}}), LexicalSolver())
+    assert judge.calls == [["alpha"]] and result.systems["A"].exam == 1.0 and "|judge:ava|" in result.signature
 
 
 def test_workbench_graded_round_trip(tmp_path):

@@ -15,6 +15,7 @@ import qascore.exam.scoring as scoring
 from qascore.cli import main
 from qascore.cli.demo import demo_data_dir
 from qascore.exam.analysis import LexicalAnalyzer
+from qascore.exam.model import QuestionBank
 from qascore.exam.questions import write_simple_jsonl
 from qascore.exam.solvers.base import SentenceCorpus
 from qascore.exam.solvers.lexical import LexicalSolver, PooledDocumentFrequency
@@ -40,21 +41,27 @@ def write_articles(path: Path, per_query: dict) -> str:
     return str(path)
 
 
-@pytest.fixture(scope="module")
-def constructed(shared_data, tmp_path_factory):
-    """The constructed leaderboards of EVOUNA-NQ (free-text questions, ten systems), as files."""
+def write_constructed(shared_data, folder: Path, n_queries: int | None = None):
+    """The constructed leaderboards of EVOUNA-NQ (free-text questions, ten systems; the first
+    ``n_queries`` queries), as files: the bank, one file per system, the gold articles."""
     sys.path.insert(0, str(RESEARCH))
     try:
         from constructed_leaderboards import build
     finally:
         sys.path.remove(str(RESEARCH))
     bank, articles, _ = build(shared_data / "ava" / "evouna" / "NQ.json", seed=0)
-    folder = tmp_path_factory.mktemp("constructed")
-    write_simple_jsonl(bank, folder / "bank.jsonl")
-    systems = [write_articles(folder / f"{s}.jsonl", articles.articles(s)) for s in articles.systems]
+    queries = bank.query_ids[:n_queries]
+    write_simple_jsonl(QuestionBank([q for query in queries for q in bank.questions(query)]), folder / "bank.jsonl")
+    systems = [write_articles(folder / f"{s}.jsonl", {q: articles.articles(s)[q] for q in queries})
+               for s in articles.systems]
     # gold: every question's first alias as its paragraph
-    gold = {q: [bank.questions(q)[0].gold_answers[0]] for q in bank.query_ids}
+    gold = {q: [bank.questions(q)[0].gold_answers[0]] for q in queries}
     return str(folder / "bank.jsonl"), systems, write_articles(folder / "gold.jsonl", gold)
+
+
+@pytest.fixture(scope="module")
+def constructed(shared_data, tmp_path_factory):
+    return write_constructed(shared_data, tmp_path_factory.mktemp("constructed"))
 
 
 def run(args, capsys, *, whole: bool, monkeypatch) -> str:
@@ -93,7 +100,18 @@ def exam_cli_args(argv):
 def test_constructed_leaderboards_by_input_equal_one_batch(constructed, extra, capsys, monkeypatch):
     bank, systems, gold = constructed
     extra = [gold if a == "GOLD" else a for a in extra]
-    args = ["exam", "-q", bank, *articles_args(systems), *extra]
+    judge = [] if "--judge" in extra else ["--judge", "linear"]  # the model judge: the test below
+    args = ["exam", "-q", bank, *articles_args(systems), *judge, *extra]
+    assert run(args, capsys, whole=False, monkeypatch=monkeypatch) == run(args, capsys, whole=True,
+                                                                          monkeypatch=monkeypatch)
+
+
+def test_the_default_model_judge_by_input_equals_one_batch(shared_data, tmp_path, capsys, monkeypatch):
+    """The default judge, the shipped AVA model, reading every paragraph: its verdicts do not depend
+    on what shares their batch, so grading input by input changes nothing (three queries)."""
+    pytest.importorskip("onnxruntime", reason="the default judge needs qascore[onnx]")
+    bank, systems, gold = write_constructed(shared_data, tmp_path, n_queries=3)
+    args = ["exam", "-q", bank, *articles_args(systems), "--gold", gold, "--jsonl", "--per-example", "--n-jobs", "2"]
     assert run(args, capsys, whole=False, monkeypatch=monkeypatch) == run(args, capsys, whole=True,
                                                                           monkeypatch=monkeypatch)
 

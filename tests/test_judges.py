@@ -144,7 +144,7 @@ def test_exam_grades_free_text_with_the_judge_given():
                          ExamQuestion("q", "2", "What colour is the sky?", gold_answers=("blue",)),
                          ExamQuestion("q", "3", "Pick one", {"a": "x", "b": "y"}, "a")])
     articles = Articles({"A": {"q": ["He sold run shoes under a blue sky."]}})
-    workbench = evaluate(bank, articles, Echo())
+    workbench = evaluate(bank, articles, Echo(), judge=WorkbenchJudge())
     containment = evaluate(bank, articles, Echo(), judge=ContainmentJudge())
     assert [r.correct for r in workbench.records] == [True, True, False]  # stemmed: running shoes -> run shoe
     assert [r.correct for r in containment.records] == [False, True, False]

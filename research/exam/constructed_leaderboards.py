@@ -11,7 +11,7 @@ solver and judge, Kendall tau-b between EXAM and the true accuracies, and the la
 absolute difference between a system's EXAM and its true accuracy.
 
     python research/exam/constructed_leaderboards.py NQ.json [--judges workbench,containment,...]
-           [--solvers lexical,qa] [--free-text sentence,paragraph] [--seed 0] [--json OUT]
+           [--solvers lexical,qa] [--free-text any-paragraph,paragraph,sentence] [--seed 0] [--json OUT]
 """
 from __future__ import annotations
 
@@ -75,8 +75,9 @@ def main(argv=None) -> int:
     parser.add_argument("--judges", default=JUDGES)
     parser.add_argument("--solvers", default="lexical",
                         help="solvers to try: lexical, qa (the trained reader; needs qascore[onnx]) or both")
-    parser.add_argument("--free-text", default="sentence,paragraph",
-                        help="the solvers' free-text answers to try: sentence, paragraph or both")
+    parser.add_argument("--free-text", default="any-paragraph,paragraph,sentence",
+                        help="the solvers' free-text answers to try (comma-separated): any-paragraph, paragraph, "
+                             "sentence")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--json", help="also write the rows as JSON")

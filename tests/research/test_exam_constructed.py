@@ -32,4 +32,4 @@ def test_true_accuracies_follow_the_drawing_probabilities(built):
 def test_script_prints_one_row_per_solver_and_judge(shared_data, capsys):
     assert main([str(shared_data / "ava" / "evouna" / "NQ.json"), "--judges", "workbench,containment"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| lexical")]
-    assert len(rows) == 4
+    assert len(rows) == 6  # three free-text modes x two judges

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..errors import MissingExtraError
 from ..exam.articles import read_articles, read_paragraph_collection
 from ..exam.model import Articles
 from ..exam.questions import read_question_bank
@@ -20,7 +21,7 @@ from . import options
 
 
 def make_solver(spec: str, *, margin: float = 0.0, tokenizer: str | None = None, threshold: float | None = None,
-                entailment_index: int = -1, free_text: str = "paragraph", n_jobs: int | None = None,
+                entailment_index: int = -1, free_text: str = "any-paragraph", n_jobs: int | None = None,
                 qa_model: str | None = None, device: str = "auto"):
     """``lexical``, ``embedding``, ``qa`` (the trained reader) or ``onnx:PATH`` (a sequence-pair
     model; needs ``tokenizer``)."""
@@ -67,7 +68,7 @@ def _check_inputs(args) -> None:
     check_int(args.seed, "--seed", low=0)
     from ..judges.load import is_onnx_spec  # here: the judges load only for the command that runs
 
-    if is_onnx_spec(args.judge):
+    if args.judge is not None and is_onnx_spec(args.judge):
         options.check_extra("onnx", "onnxruntime", "tokenizers")
     inputs = [args.questions, *args.articles, args.gold, args.official, args.paragraphs]
     if inputs.count(STDIN) > 1:
@@ -213,12 +214,22 @@ def _plot(result, official, args) -> None:
         plot_leaderboards(exam_leaderboard(result), official, args.plot)
 
 
+def _show_progress(args, bank, judge, n_systems: int) -> bool:
+    """Stage messages by default for 50,000+ graded questions, or 1,000+ when a model judge reads
+    free-text answers (every paragraph of every article: seconds per hundred questions)."""
+    from ..judges.load import is_onnx_spec
+
+    by_model = judge is not None and (args.judge is None or is_onnx_spec(args.judge)) \
+        and any(not q.is_multiple_choice for q in bank)
+    return options.show_progress(args, len(bank) * n_systems, threshold=1_000 if by_model else 50_000)
+
+
 def _run_whole(args, bank, solver, judge, official) -> None:
     from ..exam.scoring import evaluate
 
     articles = _read_all_articles(args.articles, args)
     gold = _read_all_articles([args.gold], args) if args.gold else None
-    progress = options.show_progress(args, len(bank) * len(articles.systems))
+    progress = _show_progress(args, bank, judge, len(articles.systems))
     _say(progress, f"grading {len(bank)} questions x {len(articles.systems)} systems"
                    + (" and the gold articles" if gold is not None else "") + f" with the {args.solver} solver")
     result = evaluate(bank, articles, solver, gold=gold, judge=judge, unknown_queries=args.unknown_queries)
@@ -266,7 +277,7 @@ def _run_by_file(args, bank, solver, judge, official) -> None:
         if statistics is not None:
             statistics.add(bank_articles(bank, gold))
     solver.idf_statistics = statistics
-    progress = options.show_progress(args, len(bank) * len(systems))
+    progress = _show_progress(args, bank, judge, len(systems))
     _say(progress, f"grading {len(bank)} questions x {len(systems)} systems, one of {len(args.articles)} inputs "
                    "at a time" + (" and the gold articles" if gold is not None else "")
                    + f" with the {args.solver} solver")
@@ -287,6 +298,23 @@ def _run_by_file(args, bank, solver, judge, official) -> None:
         writer.summary(result, correlations)
 
 
+def _load_judge(args, bank):
+    """The grader of free-text answers: ``--judge``, else the shipped AVA model when the bank has
+    free-text questions (checked for before any article is read), else none is needed (None)."""
+    from ..judges.load import load_judge
+
+    if args.judge is not None:
+        return load_judge(args.judge, n_threads=args.n_jobs)
+    if all(q.is_multiple_choice for q in bank):
+        return None
+    try:
+        options.check_extra("onnx", "onnxruntime", "tokenizers")
+    except MissingExtraError as error:
+        raise MissingExtraError(f"{error} (free-text questions are graded by the shipped AVA model unless --judge "
+                                "names another; --judge workbench needs nothing)") from None
+    return load_judge("default", n_threads=args.n_jobs)
+
+
 def run_exam(args) -> int:
     _check_inputs(args)
     bank = read_question_bank(args.questions, args.questions_format)
@@ -299,9 +327,7 @@ def run_exam(args) -> int:
     solver = make_solver(args.solver, margin=args.margin, tokenizer=args.tokenizer, threshold=args.threshold,
                          entailment_index=args.entailment_index, free_text=args.free_text, n_jobs=args.n_jobs,
                          qa_model=args.qa_model, device=args.device)
-    from ..judges.load import load_judge
-
-    judge = load_judge(args.judge, n_threads=args.n_jobs)
+    judge = _load_judge(args, bank)
     (_run_by_file if _streams_files(args) else _run_whole)(args, bank, solver, judge, official)
     return 0
 
@@ -322,13 +348,14 @@ def register(p) -> None:
                    help="lexical (default), embedding, qa (the trained Q/A reader; needs qascore[onnx]), or onnx:PATH")
     p.add_argument("--qa-model", metavar="DIR", help="--solver qa: a reader model directory (default: the shipped one)")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="--solver qa: where it runs")
-    p.add_argument("--judge", default="workbench",
-                   help="grader of free-text answers against the gold answers: workbench (default: the rubric "
-                        "grading workbench's stemmed and fuzzy matching), containment, linear, default (the AVA "
-                        "model), cascade (containment>default), A>B, or a model path")
-    p.add_argument("--free-text", default="paragraph", choices=["paragraph", "sentence"],
-                   help="lexical and qa solvers: answer a free-text question with the paragraph holding the "
-                        "best-matching sentence (default) or that sentence alone")
+    p.add_argument("--judge", default=None,
+                   help="grader of free-text answers against the gold answers: default (the shipped AVA model, "
+                        "the default; needs qascore[onnx]), workbench (the rubric grading workbench's stemmed and "
+                        "fuzzy matching), containment, linear, cascade (containment>default), A>B, or a model path")
+    p.add_argument("--free-text", default="any-paragraph", choices=["any-paragraph", "paragraph", "sentence"],
+                   help="lexical and qa solvers: the judge reads every paragraph of the article as an answer and "
+                        "the question is answered when it accepts any (default), or the solver answers with the "
+                        "paragraph holding the best-matching sentence, or that sentence alone")
     p.add_argument("--tokenizer", help="tokenizer.json of the onnx:PATH pair model")
     p.add_argument("--threshold", type=float, default=None,
                    help="onnx pair model: support needed (default 0.5); qa: answer probability needed (default: the "

@@ -20,7 +20,7 @@ from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import make_signature
 from ..validate import check_choice
 from .model import Articles, QuestionBank
-from .scoring import DEFAULT_GRADER, GOLD_SYSTEM, UNKNOWN_QUERIES, ExamResult, evaluate
+from .scoring import GOLD_SYSTEM, UNKNOWN_QUERIES, ExamResult, evaluate, judge_name
 from .solvers.base import Solver
 
 _QUESTIONS, _GOLD = "questions", "gold"
@@ -47,11 +47,11 @@ class Exam(Metric):
 
             solver = LexicalSolver()
         self.solver = solver
-        self.judge = DEFAULT_GRADER if judge is None else judge
+        self.judge = judge  # None: the shipped AVA model, loaded when a free-text answer needs it
         self.unknown_queries = check_choice(unknown_queries, UNKNOWN_QUERIES, "unknown_queries")
 
     def settings(self) -> dict[str, Any]:
-        return {**self.solver.settings(), "judge": self.judge.name}
+        return {**self.solver.settings(), "judge": judge_name(self.judge)}
 
     def result(self, questions: QuestionBank, articles: Articles, gold: Articles | None = None) -> ExamResult:
         """:func:`evaluate` of one batch with this metric's solver."""

@@ -14,12 +14,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
+from ..errors import MissingExtraError
 from ..signature import make_signature
 from ..judges.base import Judge
-from ..judges.matching import WorkbenchJudge
+from ..judges.onnx import OnnxAvaModel
 from ..validate import check_choice
 from .model import Articles, ExamQuestion, QuestionBank
 from .solvers.base import Solver, SolverAnswer
@@ -78,23 +80,65 @@ class ExamResult:
         return "\n".join(rows)
 
 
-DEFAULT_GRADER = WorkbenchJudge()  # the rubric grading workbench's free-text verification
+@cache
+def default_judge() -> Judge:
+    """The judge of free-text answers when none is given: the shipped AVA model (the judge spec
+    ``default``), loaded on first use, so a multiple-choice bank never needs it."""
+    from ..judges.load import load_judge
+
+    try:
+        return load_judge("default")
+    except MissingExtraError as error:
+        raise MissingExtraError(f"free-text answers are graded by the shipped AVA model unless another judge is "
+                                f"given (judge=..., --judge workbench needs nothing): {error}") from None
 
 
-def judge_answers(questions: list[ExamQuestion], answers: list[SolverAnswer], judge: Judge | None = None) -> list[bool]:
-    """Whether each answer is right: a multiple-choice answer when its label is the key; a free-text
-    answer when ``judge`` (default: the workbench's matching) accepts it against the question's gold
-    answers, all free-text answers judged in one call. An abstention is wrong."""
-    judge = DEFAULT_GRADER if judge is None else judge
+def judge_name(judge: Judge | None) -> str:
+    """The name a judge goes into signatures by; None is the default judge (not loaded for this)."""
+    return OnnxAvaModel.name if judge is None else judge.name
+
+
+def judge_answers(questions: list[ExamQuestion], answers: list[SolverAnswer],
+                  judge: Judge | None = None) -> tuple[list[bool], list[SolverAnswer]]:
+    """Whether each answer is right, and the answers as graded: a multiple-choice answer is right
+    when its label is the key; a free-text answer when ``judge`` (default: :func:`default_judge`,
+    the shipped AVA model) accepts its text against the question's gold answers, or, when the
+    solver offered alternatives, any of them (the first accepted becomes the answer). An
+    abstention is wrong.
+
+    The judge reads each distinct (question, gold answers, answer) once per call, however many
+    systems gave it: first every answer's text, then the alternatives of the answers it rejected,
+    so a question stops at its first accepted answer. A judge's verdict on a triple does not
+    depend on the others in its call, so the result is the one of judging every alternative.
+    """
     correct = [q.is_multiple_choice and a.label is not None and a.label == q.key for q, a in zip(questions, answers)]
+    graded = list(answers)
     free = [i for i, (q, a) in enumerate(zip(questions, answers))
             if not q.is_multiple_choice and a.text is not None and q.gold_answers]
-    if free:
-        verdicts = judge.judge([questions[i].text for i in free], [list(questions[i].gold_answers) for i in free],
-                               [answers[i].text for i in free])
-        for i, label in zip(free, verdicts.labels):
-            correct[i] = bool(label)
-    return correct
+    Triple = tuple[str, tuple[str, ...], str]
+    verdicts: dict[Triple, bool] = {}  # (question, gold answers, answer) -> accepted, each judged once
+
+    def triple(i: int, text: str) -> Triple:
+        return questions[i].text, tuple(questions[i].gold_answers), text
+
+    def read(triples: list[Triple]) -> None:
+        todo = [t for t in dict.fromkeys(triples) if t not in verdicts]
+        if todo:
+            grader = default_judge() if judge is None else judge
+            labels = grader.judge([q for q, _, _ in todo], [list(g) for _, g, _ in todo],
+                                  [a for _, _, a in todo]).labels
+            verdicts.update(zip(todo, map(bool, labels)))
+
+    texts = {i: [t for t in (answers[i].text, *answers[i].alternatives) if t is not None] for i in free}
+    read([triple(i, texts[i][0]) for i in free])
+    read([triple(i, t) for i in free if not verdicts[triple(i, texts[i][0])] for t in texts[i][1:]])
+    for i in free:
+        accepted = next((t for t in texts[i] if verdicts[triple(i, t)]), None)
+        correct[i] = accepted is not None
+        if answers[i].alternatives:
+            a = answers[i]
+            graded[i] = SolverAnswer(a.label, a.confidence, a.text if accepted is None else accepted)
+    return correct, graded
 
 
 def check_queries(bank: QuestionBank, query_ids: set[str], unknown_queries: str) -> None:
@@ -118,7 +162,7 @@ def bank_articles(bank: QuestionBank, articles: Articles) -> list[list[str]]:
 def grade(bank: QuestionBank, articles: Articles, solver: Solver, *, judge: Judge | None = None,
           unknown_queries: str = "error") -> list[QuestionRecord]:
     """Answer every question of the bank from every system's article for its query, and grade each
-    answer (:func:`judge_answers`: free-text answers by ``judge``, the workbench's matching by default).
+    answer (:func:`judge_answers`: free-text answers by ``judge``, the shipped AVA model by default).
 
     ``unknown_queries``: an article for a query the bank does not know is an error (``"error"``) or is
     left out (``"ignore"``). Queries of the bank a system has no article for count as skipped.
@@ -141,10 +185,10 @@ def grade(bank: QuestionBank, articles: Articles, solver: Solver, *, judge: Judg
             task_questions.append(bank.questions(query_id))
     answers = solver.solve(task_articles, task_questions) if tasks else []
     flat = [(task, q, ans) for task, qs, row in zip(tasks, task_questions, answers) for q, ans in zip(qs, row)]
-    correct = judge_answers([q for _, q, _ in flat], [ans for _, _, ans in flat], judge)
+    correct, graded = judge_answers([q for _, q, _ in flat], [ans for _, _, ans in flat], judge)
     return [QuestionRecord(system, query_id, q.question_id, ans.label if q.is_multiple_choice else ans.text,
                            ans.confidence, right, has)
-            for ((system, query_id, has), q, ans), right in zip(flat, correct)]
+            for ((system, query_id, has), q, _), ans, right in zip(flat, graded, correct)]
 
 
 def _mean_se(values) -> tuple[float, float]:
@@ -231,7 +275,7 @@ def check_gold(articles_systems, gold: Articles) -> None:
 def evaluate(bank: QuestionBank, articles: Articles, solver: Solver, *, gold: Articles | None = None,
              judge: Judge | None = None, unknown_queries: str = "error") -> ExamResult:
     """Grade all systems (and the gold articles, if given) with one solver and aggregate; free-text
-    answers are graded by ``judge`` (the workbench's matching by default)."""
+    answers are graded by ``judge`` (the shipped AVA model by default)."""
     gold_records = None
     if gold is not None:
         check_gold(articles.systems, gold)
@@ -248,4 +292,4 @@ def evaluate(bank: QuestionBank, articles: Articles, solver: Solver, *, gold: Ar
 
 def exam_settings(solver: Solver, judge: Judge | None) -> dict:
     """The signature's settings: the solver's and the free-text grader's name."""
-    return {**solver.settings(), "judge": (DEFAULT_GRADER if judge is None else judge).name}
+    return {**solver.settings(), "judge": judge_name(judge)}

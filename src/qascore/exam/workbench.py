@@ -37,7 +37,7 @@ def paragraph_id(text: str) -> str:
 def grade_paragraphs(bank: QuestionBank, articles: Articles, solver: Solver,
                      judge: Judge | None = None) -> list[GradedParagraph]:
     """Grade every distinct paragraph of every query (pooled over systems) against the query's questions
-    (free-text answers by ``judge``, the workbench's matching by default)."""
+    (free-text answers by ``judge``, the shipped AVA model by default)."""
     pooled: dict[tuple[str, str], GradedParagraph] = {}
     for system in articles.systems:
         for query_id, paragraphs in articles.articles(system).items():
@@ -51,8 +51,8 @@ def grade_paragraphs(bank: QuestionBank, articles: Articles, solver: Solver,
     graded = list(pooled.values())
     answers = solver.solve([[g.text] for g in graded], [bank.questions(g.query_id) for g in graded])
     flat = [(g, q, ans) for g, row in zip(graded, answers) for q, ans in zip(bank.questions(g.query_id), row)]
-    correct = judge_answers([q for _, q, _ in flat], [ans for _, _, ans in flat], judge)
-    for (g, q, ans), right in zip(flat, correct):
+    correct, answers_graded = judge_answers([q for _, q, _ in flat], [ans for _, _, ans in flat], judge)
+    for (g, q, _), ans, right in zip(flat, answers_graded, correct):
         (g.correct if right else g.wrong).append(q.question_id)
         g.answers.append((q.question_id, ans.label if q.is_multiple_choice else ans.text))
     return graded

@@ -19,11 +19,15 @@ from ..model import ExamQuestion
 
 @dataclass(frozen=True)
 class SolverAnswer:
-    """``label``: the chosen choice (None = abstained). ``text``: the answer of a free-text question."""
+    """``label``: the chosen choice (None = abstained). ``text``: the answer of a free-text question.
+    ``alternatives``: further answers to a free-text question, in the solver's order of preference;
+    the question is answered right when the judge accepts ``text`` or any of them, and the first one
+    accepted becomes the answer (``free_text="any-paragraph"``)."""
 
     label: str | None
     confidence: float
     text: str | None = None
+    alternatives: tuple[str, ...] = ()
 
     @property
     def answered(self) -> bool:
@@ -80,9 +84,21 @@ class SentenceCorpus:
     def n_paragraphs(self) -> int:
         return len(self.par_sent_off) - 1
 
+    def paragraph_index(self, sentence: int) -> int:
+        """The distinct paragraph holding global sentence ``sentence``."""
+        return int(np.searchsorted(self.par_sent_off, sentence, side="right")) - 1
+
     def paragraph_of(self, sentence: int) -> str:
         """The text of the distinct paragraph holding global sentence ``sentence``."""
-        return self.paragraphs[int(np.searchsorted(self.par_sent_off, sentence, side="right")) - 1]
+        return self.paragraphs[self.paragraph_index(sentence)]
+
+    def article_paragraphs(self, a: int, first: int | None = None) -> list[str]:
+        """The texts of article ``a``'s distinct paragraphs in reading order, distinct paragraph
+        ``first`` (when given) moved to the front."""
+        order = dict.fromkeys(int(p) for p in self.art_pars[self.art_par_off[a]:self.art_par_off[a + 1]])
+        if first is not None:
+            order = {first: None, **order}
+        return [self.paragraphs[p] for p in order]
 
     def article_sentence_ids(self, a: int) -> np.ndarray:
         """Global sentence indices of article ``a`` in reading order."""

@@ -21,7 +21,7 @@ from ..analysis import LexicalAnalyzer
 from ..model import ExamQuestion
 from .base import SentenceCorpus, Solver, SolverAnswer
 
-FREE_TEXT_ANSWERS = ("sentence", "paragraph")
+FREE_TEXT_ANSWERS = ("sentence", "paragraph", "any-paragraph")
 
 
 def smoothed_idf(df: np.ndarray, n_docs: int) -> np.ndarray:
@@ -102,14 +102,17 @@ class LexicalSolver(Solver):
     :class:`PooledDocumentFrequency` of every paragraph to pool) gives the pooled figures ahead.
     Terms are lowercased words without stopwords, Porter stemmed unless ``stem=False``. Free-text
     questions get as their answer the whole paragraph holding the sentence that best matches the
-    question (``free_text="paragraph"``, the default: an answer stated in the sentence after the one
-    that restates the question is found too) or that sentence alone (``free_text="sentence"``).
+    question (``free_text="paragraph"``: an answer stated in the sentence after the one that
+    restates the question is found too), that sentence alone (``free_text="sentence"``), or every
+    paragraph of the article, that one first (``free_text="any-paragraph"``, the default): the judge
+    then reads each paragraph as an answer and the question is answered when it accepts any, so an
+    answer sharing no word with its question ("16") is found too.
     """
 
     name = "lexical"
 
     def __init__(self, margin: float = 0.0, *, stem: bool = True, idf_corpus: Sequence[str] | None = None,
-                 free_text: str = "paragraph", n_jobs: int | None = None,
+                 free_text: str = "any-paragraph", n_jobs: int | None = None,
                  idf_statistics: PooledDocumentFrequency | None = None):
         check_real(margin, "margin", low=0.0)
         self.margin = float(margin)
@@ -132,8 +135,7 @@ class LexicalSolver(Solver):
                 "free_text": self.free_text}
 
     def solve(self, articles, questions):
-        run = self.run(articles, questions)
-        return self._answers(run, self.free_text)
+        return self.answers(self.run(articles, questions))
 
     def run(self, articles, questions) -> LexicalRun:
         """Score every choice of every (article, question) task; the raw arrays other solvers build on."""
@@ -188,8 +190,9 @@ class LexicalSolver(Solver):
         df = document_frequency(ids, np.ascontiguousarray(doc_token_off, dtype=np.int64), len(vocab))
         return smoothed_idf(df, len(doc_token_off) - 1)
 
-    @staticmethod
-    def _answers(run: LexicalRun, free_text: str):
+    def answers(self, run: LexicalRun) -> list[list[SolverAnswer]]:
+        """The answers of a :meth:`run`, per article."""
+        free_text = self.free_text
         flat_questions, n_q, corpus, out = run.questions, run.n_questions, run.corpus, run.out
         answers: list[list[SolverAnswer]] = []
         t = 0
@@ -203,14 +206,21 @@ class LexicalSolver(Solver):
                     row.append(SolverAnswer(label, float(out["confidence"][t])))
                 else:
                     s = out["question_sent"][t]
-                    if s < 0:
-                        row.append(SolverAnswer(None, 0.0))
-                    else:
+                    best = None  # the global sentence that best matches the question
+                    if s >= 0:
                         if sentence_ids is None:
                             sentence_ids = corpus.article_sentence_ids(a)
-                        sentence = int(sentence_ids[s])
-                        row.append(SolverAnswer(None, 1.0, corpus.sentences[sentence] if free_text == "sentence"
-                                                else corpus.paragraph_of(sentence)))
+                        best = int(sentence_ids[s])
+                    if free_text == "any-paragraph":  # every paragraph, the best match first
+                        first = None if best is None else corpus.paragraph_index(best)
+                        paragraphs = corpus.article_paragraphs(a, first)
+                        row.append(SolverAnswer(None, float(best is not None), paragraphs[0], tuple(paragraphs[1:]))
+                                   if paragraphs else SolverAnswer(None, 0.0))
+                    elif best is None:
+                        row.append(SolverAnswer(None, 0.0))
+                    else:
+                        row.append(SolverAnswer(None, 1.0, corpus.sentences[best] if free_text == "sentence"
+                                                else corpus.paragraph_of(best)))
                 t += 1
             answers.append(row)
         return answers

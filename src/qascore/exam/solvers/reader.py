@@ -8,8 +8,10 @@ sentence), i.e. an AVA network of the single configuration ``A0(q,t)``, run by t
 MiniLM-L6 fine-tuned on TREC-QA answer-sentence selection; its ``model.json`` holds the recipe.
 
 - Free-text question: every sentence of the article is read; the most probable one answers if its
-  probability reaches ``threshold`` (its paragraph, or the sentence alone with
-  ``free_text="sentence"``), else the reader abstains; the judge then grades the answer.
+  probability reaches ``threshold`` (its paragraph, ``free_text="paragraph"``, or the sentence
+  alone, ``free_text="sentence"``), else the reader abstains; the judge then grades the answer.
+  With ``free_text="any-paragraph"`` the judge reads every paragraph of the article itself (the
+  lexical solver's answers), so the reader reads only the multiple-choice questions.
 - Multiple choice (as the paper's Q/A system: evidence per choice, unsupported choices
   eliminated): each choice's evidence is the article sentence that best matches it (the lexical
   solver's retrieval; a choice no sentence holds is eliminated); a choice's support is the
@@ -42,7 +44,7 @@ class ReaderSolver(Solver):
     name = "qa"
 
     def __init__(self, model_dir=None, *, threshold: float | None = None, margin: float = 0.0,
-                 free_text: str = "paragraph", device: str = "auto", n_threads: int | None = None,
+                 free_text: str = "any-paragraph", device: str = "auto", n_threads: int | None = None,
                  batch_size: int = 64) -> None:
         self.model = OnnxAvaModel.from_dir(default_reader_dir() if model_dir is None else model_dir, device=device,
                                            n_threads=n_threads, batch_size=batch_size, truncation="allow")
@@ -91,16 +93,23 @@ class ReaderSolver(Solver):
                     s = out["choice_sent"][row]
                     rows.append(pair(q.text, int(sentence_ids[s])) if s >= 0 else -1)
                 plans.append(("choice", rows))
+            elif self.free_text == "any-paragraph":  # the judge reads every paragraph: nothing to read here
+                plans.append(("lexical", []))
             else:
                 plans.append(("text", [(pair(q.text, int(s)), int(s)) for s in sentence_ids]))
+        lexical_answers = [a for row in self.retriever.answers(run) for a in row] \
+            if self.free_text == "any-paragraph" else []
         keys = list(pairs)
-        prob = self.answer_probability([k[0] for k in keys], [corpus.sentences[k[1]] for k in keys])
+        prob = self.answer_probability([k[0] for k in keys], [corpus.sentences[k[1]] for k in keys]) if keys \
+            else np.zeros(0)
         answers, t = [], 0
         for count in run.n_questions:
             row = []
             for q in run.questions[t:t + count]:
                 kind, plan = plans[t]
-                if kind == "choice":
+                if kind == "lexical":
+                    row.append(lexical_answers[t])
+                elif kind == "choice":
                     support = np.asarray([prob[p] if p >= 0 else 0.0 for p in plan])
                     lexical = out["choice_score"][run.task_choice_off[t]:run.task_choice_off[t + 1]]
                     k, gap = self._pick(support, lexical)
