@@ -185,3 +185,23 @@ def test_free_text_without_the_onnx_extra_names_the_extra_and_the_judge_that_nee
     assert rc == 0 and json.loads(capsys.readouterr().out)["systems"] == [
         {"system": "A", "exam": 1.0, "exam_stderr": 0.0, "n_exam_gold": None, "n_exam_cover": 1.0,
          "n_exam_cover_stderr": 0.0}]
+
+
+def test_progress_comes_on_sooner_when_a_model_judge_reads_free_text(monkeypatch):
+    """On a terminal, stage messages show by default from 50,000 graded questions, or from 1,000
+    when a model judge grades free-text answers (the string judges stay at 50,000)."""
+    from types import SimpleNamespace
+
+    from qascore.cli.exam import _show_progress
+    from qascore.exam.model import ExamQuestion, QuestionBank
+    from qascore.judges.matching import WorkbenchJudge
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    free = QuestionBank([ExamQuestion("q", str(i), "why", gold_answers=("because",)) for i in range(100)])
+    choice = QuestionBank([ExamQuestion("q", str(i), "which", {"a": "x", "b": "y"}, "a") for i in range(100)])
+    model = object()  # any loaded judge; what matters is the spec it came from
+    assert _show_progress(SimpleNamespace(progress=None, judge=None), free, model, 10)
+    assert not _show_progress(SimpleNamespace(progress=None, judge=None), free, model, 9)
+    assert not _show_progress(SimpleNamespace(progress=None, judge="workbench"), free, WorkbenchJudge(), 10)
+    assert not _show_progress(SimpleNamespace(progress=None, judge=None), choice, None, 10)
+    assert not _show_progress(SimpleNamespace(progress=False, judge=None), free, model, 500)
