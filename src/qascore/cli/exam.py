@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..errors import MissingExtraError
 from ..exam.articles import read_articles, read_paragraph_collection
 from ..exam.model import Articles
 from ..exam.questions import read_question_bank
@@ -307,12 +306,9 @@ def _load_judge(args, bank):
         return load_judge(args.judge, n_threads=args.n_jobs)
     if all(q.is_multiple_choice for q in bank):
         return None
-    try:
-        options.check_extra("onnx", "onnxruntime", "tokenizers")
-    except MissingExtraError as error:
-        raise MissingExtraError(f"{error} (free-text questions are graded by the shipped AVA model unless --judge "
-                                "names another; --judge workbench needs nothing)") from None
-    return load_judge("default", n_threads=args.n_jobs)
+    from ..exam.scoring import default_judge
+
+    return default_judge(args.n_jobs)
 
 
 def run_exam(args) -> int:

@@ -81,13 +81,13 @@ class ExamResult:
 
 
 @cache
-def default_judge() -> Judge:
+def default_judge(n_threads: int | None = None) -> Judge:
     """The judge of free-text answers when none is given: the shipped AVA model (the judge spec
     ``default``), loaded on first use, so a multiple-choice bank never needs it."""
     from ..judges.load import load_judge
 
     try:
-        return load_judge("default")
+        return load_judge("default", n_threads=n_threads)
     except MissingExtraError as error:
         raise MissingExtraError(f"free-text answers are graded by the shipped AVA model unless another judge is "
                                 f"given (judge=..., --judge workbench needs nothing): {error}") from None
