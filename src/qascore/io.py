@@ -103,28 +103,36 @@ def iter_line_blocks(path) -> Iterator[tuple[int, list[str]]]:
     """
     lineno = 1
     with _open_binary(path) as stream:
-        pending, at_end = b"", False
-        while len(pending) < 3 and not at_end:  # enough bytes to see a byte-order mark, which a pipe may split
+        head, at_end = b"", False
+        while len(head) < 3 and not at_end:  # enough bytes to see a byte-order mark, which a pipe may split
             data = _read_block(stream)
-            pending, at_end = pending + data, not data
-        pending = pending.removeprefix(b"\xef\xbb\xbf")
+            head, at_end = head + data, not data
+        # ``partial`` holds the pieces of the line not yet ended, newlines already made LF: kept as a
+        # list and joined once the line ends, so a line of any length is copied a bounded number of
+        # times (joining a growing bytes object per block made one long line cost its square).
+        partial: list[bytes] = []
+        held = b""  # a CR that ended the last block: an LF starting the next one belongs to it
+        data = head.removeprefix(b"\xef\xbb\xbf")
         while True:
+            data = held + data
+            held = b"" if at_end or not data.endswith(b"\r") else b"\r"
+            data = _universal_newlines(data[:-1] if held else data)
+            cut = data.rfind(b"\n")
             if at_end:  # what is left is the last line(s); a final CR or LF ends the last one
-                pending = _universal_newlines(pending)
-                if pending:
-                    yield lineno, _decode_lines(pending.removesuffix(b"\n"), path, lineno)
+                partial.append(data)
+                if rest := b"".join(partial):
+                    yield lineno, _decode_lines(rest.removesuffix(b"\n"), path, lineno)
                 return
-            # the complete lines at hand go out before the next read, which may wait on a pipe
-            held = b"\r" if pending.endswith(b"\r") else b""  # its LF may start the next block
-            pending = _universal_newlines(pending[:-1] if held else pending)
-            cut = pending.rfind(b"\n")
-            if cut >= 0:
-                lines = _decode_lines(pending[:cut], path, lineno)
+            if cut < 0:
+                partial.append(data)
+            else:  # the complete lines at hand go out before the next read, which may wait on a pipe
+                partial.append(data[:cut])
+                lines = _decode_lines(b"".join(partial), path, lineno)
+                partial = [data[cut + 1:]]
                 yield lineno, lines
                 lineno += len(lines)
-                pending = pending[cut + 1:]
             data = _read_block(stream)
-            pending, at_end = pending + held + data, not data
+            at_end = not data
 
 
 def iter_lines(path) -> Iterator[tuple[int, str]]:
