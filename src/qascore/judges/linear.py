@@ -8,14 +8,16 @@ Several references: probabilities combined by the rule ``refs`` (``max`` by defa
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, replace
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 
 import numpy as np
 
-from ..io import dumps, open_output, read_json
+from ..io import display_name, dumps, open_output, read_json
 from ..models import bundled_path
-from ..runtime.session import check_model_file
+from ..runtime.session import ModelFileError, check_model_file
 from .base import Judge
 from .features import FEATURE_NAMES, _kernel, compute_features, pack_short_answers
 from .rows import REFERENCE_RULES, check_rule, check_triples, combine_by_owner, expand_rows
@@ -98,10 +100,42 @@ class LinearAva(Judge):
     @classmethod
     def load(cls, path, *, refs: str = "max") -> LinearAva:
         """A saved model under the reference rule ``refs`` (its tuned threshold for that rule)."""
-        saved = read_json(check_model_file(path, "linear AVA model"))
+        saved = _check_saved(read_json(check_model_file(path, "linear AVA model")), path)
         if saved.get("thresholds"):
             saved["threshold"] = None  # the rule's own
         return cls(**{**saved, "refs": refs})
+
+
+def _check_saved(saved, path) -> dict:
+    """A saved model's JSON object, or ModelFileError naming the file and what is wrong with it
+    (not a constructor's missing-argument message)."""
+    def wrong(what: str) -> ModelFileError:
+        return ModelFileError(f"{display_name(path)}: not a linear AVA model: {what}")
+
+    if not isinstance(saved, dict):
+        raise wrong(f"expected a JSON object, got {type(saved).__name__}")
+    fields = {f.name for f in dataclass_fields(LinearAva)}
+    missing = [name for name in ("weights", "bias", "platt_a", "platt_b") if name not in saved]
+    if missing:
+        raise wrong(f"missing {', '.join(map(repr, missing))}")
+    unknown = sorted(set(saved) - fields)
+    if unknown:
+        raise wrong(f"unknown {', '.join(map(repr, unknown))}")
+    weights = saved["weights"]
+    if (not isinstance(weights, list) or len(weights) != len(FEATURE_NAMES)
+            or not all(_is_number(w) for w in weights)):
+        raise wrong(f"'weights' must be a list of {len(FEATURE_NAMES)} numbers, got {weights!r:.80}")
+    for name in ("bias", "platt_a", "platt_b"):
+        if not _is_number(saved[name]):
+            raise wrong(f"{name!r} must be a number, got {saved[name]!r:.80}")
+    for name, kind in (("recipe", dict), ("thresholds", dict)):
+        if name in saved and not isinstance(saved[name], kind):
+            raise wrong(f"{name!r} must be a JSON object, got {type(saved[name]).__name__}")
+    return saved
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def default_linear_model(refs: str = "max") -> LinearAva:
