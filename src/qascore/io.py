@@ -9,10 +9,12 @@ leaves a partial file that looks finished; ``-`` (or no path) writes to standard
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import io as _io
 import itertools
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -419,26 +421,161 @@ def write_document(out: IO[str], head: Mapping[str, Any], key: str, rows: RowSpo
     out.write("]}\n")
 
 
+# (st_dev, st_ino) -> the path as the user gave it, of every input of the run in progress (set by
+# :func:`protect_inputs`): :func:`open_output` refuses to write over one of them.
+_INPUTS: dict[tuple[int, int], str] = {}
+# errno values that come from writing a file (and so from the output) when an OSError names none.
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS})
+
+
 @contextlib.contextmanager
-def open_output(path=None) -> Iterator[IO[str]]:
-    """A text stream for results: stdout for ``None`` or ``-``; otherwise a temporary file beside
-    ``path`` that replaces ``path`` only when the block finishes without an error (gzip-compressed
-    when ``path`` ends in ``.gz``)."""
-    if path is None or str(path) == STDIN:
-        yield sys.stdout
-        sys.stdout.flush()
-        return
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
+def protect_inputs(paths: Iterable) -> Iterator[None]:
+    """Within the block, :func:`open_output` refuses to write to any of the regular files
+    ``paths`` (compared by device and inode, so a hard link or a symlink to an input is caught);
+    paths that are not regular files (``-``, pipes, missing files) are not protected."""
+    added = {}
+    for path in paths:
+        if path is None or str(path) == STDIN:
+            continue
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) not in _INPUTS:
+            added[info.st_dev, info.st_ino] = str(path)
+    _INPUTS.update(added)
     try:
-        if target.suffix == ".gz":
-            with os.fdopen(fd, "wb") as raw, gzip.open(raw, "wt", encoding="utf-8", newline="\n") as stream:
+        yield
+    finally:
+        for key in added:
+            _INPUTS.pop(key, None)
+
+
+def check_output_path(path) -> os.stat_result | None:
+    """What stands at an output ``path`` (following symlinks; ``None`` if nothing): an error for
+    a directory or for one of the inputs under :func:`protect_inputs`."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory, not a file to write", display_name(path))
+    check_not_input(path, info)
+    return info
+
+
+def check_not_input(path, info: os.stat_result | None = None) -> None:
+    """ValueError when the output ``path`` is one of the regular files under
+    :func:`protect_inputs` (the same file by device and inode: a hard link or symlink too)."""
+    if path is None or str(path) == STDIN:
+        return
+    if info is None:
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            return
+    source = _INPUTS.get((info.st_dev, info.st_ino)) if stat.S_ISREG(info.st_mode) else None
+    if source is not None:
+        same = "" if os.path.abspath(source) == os.path.abspath(path) else f" ({display_name(source)})"
+        raise ValueError(f"{display_name(path)}: the output is one of the inputs{same}; "
+                         "write the results to another file")
+
+
+def _umask() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # no /proc: read it the only other way there is, and put it back
+    os.umask(mask)
+    return mask
+
+
+def _match_file(fd: int, existing: os.stat_result | None) -> None:
+    """Give the new file ``fd`` the owner, group and mode of the file it replaces, or, for a new
+    file, the mode the umask allows (mkstemp's is 0600)."""
+    if existing is None:
+        os.fchmod(fd, 0o666 & ~_umask())
+        return
+    for uid in (existing.st_uid, -1):  # only root may give a file away; a group we belong to is ours
+        try:
+            os.fchown(fd, uid, existing.st_gid)
+            break
+        except PermissionError:
+            continue
+    os.fchmod(fd, stat.S_IMODE(existing.st_mode))
+
+
+def _text_stream(raw, path, binary: bool = False):
+    if binary:
+        return contextlib.nullcontext(raw)
+    if str(path).endswith(".gz"):
+        return gzip.open(raw, "wt", encoding="utf-8", newline="\n")
+    return _io.TextIOWrapper(raw, encoding="utf-8", newline="\n", write_through=False)
+
+
+def _naming(exc: OSError, path, tmp: str | None = None) -> OSError:
+    """``exc`` naming the user's ``path``, never the temporary name (and naming it at all when a
+    failed write names no file)."""
+    if (exc.filename is not None and exc.filename == tmp) or (exc.filename is None and exc.errno in _WRITE_ERRNOS):
+        return type(exc)(exc.errno, exc.strerror, display_name(path))
+    return exc
+
+
+@contextlib.contextmanager
+def open_output(path=None, *, binary: bool = False) -> Iterator[IO[Any]]:
+    """A text stream for results (UTF-8, gzip-compressed when ``path`` ends in ``.gz``), or with
+    ``binary`` a byte stream written as it is (a PNG, a checkpoint).
+
+    * ``None`` or ``-``, or a path that is this process's standard output (``/dev/stdout``):
+      standard output;
+    * a regular file, or nothing yet (a symlink is followed: its target is written and the link
+      kept): a temporary file beside it that replaces it only when the block finishes without an
+      error, and is removed otherwise (an interrupt included); the file keeps the mode, owner and
+      group of the one it replaces, and a new one gets the mode the umask allows;
+    * anything else (a device such as ``/dev/null``, a FIFO, a terminal): written straight through;
+    * a directory, or one of the inputs (:func:`protect_inputs`): an error, before anything is
+      written. Errors name ``path`` as given, never the temporary name.
+    """
+    existing = None if path is None or str(path) == STDIN else check_output_path(path)
+    if path is None or str(path) == STDIN or (existing is not None and _is_stdout(existing)):
+        stdout = sys.stdout.buffer if binary else sys.stdout
+        yield stdout
+        stdout.flush()
+        return
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        try:
+            with open(path, "wb") as raw, _text_stream(raw, path, binary) as stream:
                 yield stream
-        else:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
-                yield stream
+        except OSError as exc:
+            raise _naming(exc, path) from None
+        return
+    target = Path(os.path.realpath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, display_name(path)) from None
+    try:
+        _match_file(fd, existing)
+        with open(fd, "wb") as raw, _text_stream(raw, path, binary) as stream:
+            yield stream
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            renamed = _naming(exc, path, tmp)
+            if renamed is not exc:
+                raise renamed from None
         raise
+
+
+def _is_stdout(info: os.stat_result) -> bool:
+    try:
+        out = os.fstat(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no stdout, or one replaced by a non-file
+        return False
+    return (out.st_dev, out.st_ino) == (info.st_dev, info.st_ino)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io import open_output
 from ..runtime.batching import length_buckets, pad_rows
 from ..runtime.tokenize import TextTokenizer
 from .data import Triples
@@ -208,16 +209,15 @@ def save_checkpoint(model, config: TrainConfig, path, *, meta: dict, half: bool 
         if config.freeze_word_embeddings and name.endswith(WORD_EMBEDDINGS):
             continue
         state[name] = tensor.detach().cpu().half() if half and tensor.is_floating_point() else tensor.detach().cpu()
-    torch.save(
-        {
-            "arch": config.arch,
-            "backbone_config": model.encoders[0].config.to_dict(),
-            "state": state,
-            "train_config": asdict(config),
-            "meta": meta,
-        },
-        path,
-    )
+    checkpoint = {
+        "arch": config.arch,
+        "backbone_config": model.encoders[0].config.to_dict(),
+        "state": state,
+        "train_config": asdict(config),
+        "meta": meta,
+    }
+    with open_output(path, binary=True) as out:  # atomic: an interrupted save leaves no half checkpoint
+        torch.save(checkpoint, out)
 
 
 def load_checkpoint(path, backbone_dir):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import InputFormatError
-from ..io import iter_lines
+from ..io import iter_lines, open_output
 
 # qascore.stats (Numba, SciPy) is imported by the functions that build or correlate leaderboards,
 # so that ``import qascore.exam`` and EXAM grading do not load it.
@@ -153,5 +153,8 @@ def plot_leaderboards(x: Leaderboard, y: Leaderboard, path, *, title: str | None
         ax.set_title(title)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, format="png")
-    plt.close(fig)
+    try:
+        with open_output(path, binary=True) as out:  # atomic, like every output file
+            fig.savefig(out, format="png")
+    finally:
+        plt.close(fig)
