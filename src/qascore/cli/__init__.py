@@ -1,14 +1,22 @@
 """The ``qascore`` command: a dispatcher over one subcommand module per method.
 
 Every subcommand takes its shared options from :mod:`qascore.cli.options`, so a flag means the
-same thing everywhere. Any error a user can cause ends in one line on stderr and exit status 2.
+same thing everywhere. Any error a user can cause ends in one line on stderr and exit status 2
+(argparse's too, without its usage block); an output that is one of the inputs is refused before
+any work; SIGINT, SIGTERM and SIGHUP end a run with one line and status 128 + the signal's number,
+after the run has removed the temporary file it was writing.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import shlex
+import signal
 import sys
+import threading
 from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import NoReturn
 
 from .. import __version__
 
@@ -25,12 +33,38 @@ COMMANDS = {
     "ava": ("qascore.cli.ava", "AVA answer correctness: score, evaluate, train"),
 }
 USAGE_ERROR = 2
+# Options that name a file the command writes; every other option value that names an existing
+# regular file is an input, which no output may replace (checked before any work).
+OUTPUT_OPTIONS = ("output", "records", "diagnostics", "assignments_out", "plot", "graded", "out")
+# Signals that end a run: each unwinds the run (a temporary output file is removed) and exits
+# 128 + the signal's number with one line on stderr. SIGINT arrives as KeyboardInterrupt.
+STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+class Stopped(BaseException):
+    """A signal that ends the run (SIGTERM, SIGHUP), raised in the main thread so that every
+    ``with`` block unwinds before the process exits."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, ``qascore <command>: error: ...``, exit 2
+    (argparse prints its usage block first; ``--help`` shows it)."""
+
+    def error(self, message: str) -> NoReturn:
+        from ..errors import one_line
+
+        prog = getattr(self, "error_prog", None) or self.prog
+        self.exit(USAGE_ERROR, f"{prog}: error: {one_line(message)}\n")
 
 
 def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
     """The ``qascore`` parser. Every subcommand is listed; those in ``commands`` (default: all)
     also get their options, which imports their modules."""
-    parser = argparse.ArgumentParser(prog="qascore", description="Fast, exact QA and RAG evaluation.")
+    parser = OneLineParser(prog="qascore", description="Fast, exact QA and RAG evaluation.")
     parser.add_argument("--version", action="version", version=f"qascore {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for name, (module_name, help) in COMMANDS.items():
@@ -49,26 +83,134 @@ def named_command(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = named_command(argv)
+    prog = "qascore" if command is None or command not in COMMANDS else f"qascore {command}"
+    signals = StopSignals()
+    try:
+        return _run(argv, command, signals)
+    except (KeyboardInterrupt, Stopped):
+        return _stopped(prog, signals.received or signal.SIGINT)
+    finally:
+        signals.restore()
+
+
+def _stopped(prog: str, signum: int) -> int:
+    why = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+    _say(f"{prog}: {why}")
+    return 128 + signum
+
+
+def _run(argv: list[str], command: str | None, signals: StopSignals) -> int:
     parser = build_parser(() if command is None else (command,))
+    if command in COMMANDS:  # what the top-level parser finds wrong (an unknown option) is the command's
+        parser.error_prog = f"qascore {command}"  # type: ignore[attr-defined]
     args = parser.parse_args(argv)
-    # Imported once the command line is parsed: qascore.errors loads the compiled kernels (and
+    # Imported once the command line is parsed: qascore.io loads the compiled kernels (and
     # numpy), which ``qascore --help`` and usage errors need not wait for.
     from ..errors import QascoreError
+    from ..io import check_not_input, protect_inputs
 
+    signals.start()
     try:
-        return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print(f"qascore {args.command}: interrupted", file=sys.stderr)
-        return 130
+        with protect_inputs(input_paths(args)):
+            for name in OUTPUT_OPTIONS:
+                check_not_input(getattr(args, name, None))
+            return int(args.func(args) or 0)
     except BrokenPipeError:  # a pipe reader (head, less) went away: not an error of ours
         sys.stderr.close()
         return 0
     except MemoryError as exc:
-        print(f"qascore {args.command}: error: {out_of_memory_message(exc, args)}", file=sys.stderr)
+        _say(f"qascore {args.command}: error: {out_of_memory_message(exc, args)}")
         return USAGE_ERROR
     except (QascoreError, ValueError, TypeError, OSError, ImportError) as exc:
-        print(f"qascore {args.command}: error: {str(exc) or type(exc).__name__}", file=sys.stderr)
+        if signals.received:  # a module that wraps an interrupted import in an ImportError of its own
+            return _stopped(f"qascore {args.command}", signals.received)
+        _say(f"qascore {args.command}: error: {error_message(exc)}")
         return USAGE_ERROR
+
+
+def input_paths(args: argparse.Namespace) -> list[str]:
+    """Every option value that is not an output: the files among them are the run's inputs."""
+    paths = []
+    for name, value in vars(args).items():
+        if name in OUTPUT_OPTIONS or name in ("command", "func"):
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and item:
+                paths.append(item)
+    return paths
+
+
+def error_message(exc: BaseException) -> str:
+    """The one line that reports ``exc``: control characters escaped, and for text that is not
+    UTF-8, how to convert it."""
+    from ..errors import one_line
+
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, UnicodeDecodeError) or "invalid UTF-8" in text or "not valid UTF-8" in text:
+        text += encoding_hint(getattr(exc, "path", None))
+    return one_line(text)
+
+
+def encoding_hint(path: str | None) -> str:
+    """How to make a file UTF-8 (qascore reads nothing else): the iconv command for the usual
+    culprit, Windows-1252, with the file's own name when it is known."""
+    if path is None or path in ("-", "<stdin>"):
+        source, target = "FILE", "FILE.utf8"
+    else:
+        name = Path(path)
+        source, target = shlex.quote(path), shlex.quote(str(name.with_name(f"{name.stem}.utf8{name.suffix}")))
+    return (f"; the input must be UTF-8: if it is Windows-1252 (or another encoding: iconv -l), convert it "
+            f"first: iconv -f cp1252 -t utf-8 {source} > {target}")
+
+
+def _say(line: str) -> None:
+    """One line on stderr, if stderr is still there (a hangup may have closed the terminal)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+class StopSignals:
+    """Handlers of the signals that end a run (:data:`STOP_SIGNALS`): the first one raises
+    KeyboardInterrupt (SIGINT) or :class:`Stopped` in the main thread, so the run unwinds (a
+    temporary output file is removed); one that comes while it unwinds is ignored, so the clean-up
+    finishes. Until :meth:`start` (imports and parsing: numpy turns an interrupted import into an
+    ImportError of many lines) a signal is only noted, and raised by :meth:`start`. A signal
+    ignored when the command starts stays ignored (nohup ignores SIGHUP; a shell, SIGINT for a
+    background job). :meth:`restore` puts the previous handlers back (``main`` may run in-process)."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self._started = False
+        self._previous: dict = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for name in STOP_SIGNALS:
+            number = getattr(signal, name, None)
+            if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
+                self._previous[number] = signal.signal(number, self._handle)
+
+    def _handle(self, signum: int, frame) -> None:
+        if self.received is not None:
+            return
+        self.received = signum
+        if self._started:
+            self._raise()
+
+    def _raise(self) -> NoReturn:
+        assert self.received is not None
+        raise KeyboardInterrupt if self.received == signal.SIGINT else Stopped(self.received)
+
+    def start(self) -> None:
+        """The command's work begins: a signal noted during start-up is raised now, later ones at once."""
+        self._started = True
+        if self.received is not None:
+            self._raise()
+
+    def restore(self) -> None:
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
 
 
 def out_of_memory_message(exc: MemoryError, args: argparse.Namespace) -> str:
