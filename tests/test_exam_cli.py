@@ -126,7 +126,7 @@ def test_articles_from_stdin_are_system_stdin(tmp_path, monkeypatch, capsys):
     (["--qa-model", "reader"], "--qa-model applies to --solver qa"),
     (["--articles", str(DEMO / "gold.jsonl"), "--articles", str(DEMO / "gold.jsonl")], "duplicate system 'gold'"),
     (["--plot", "x.png"], "--plot needs --official"),
-    (["-q", "-"], "needs --questions-format"),
+    (["-q", "-", "--articles", "-"], "only one input may be -"),
     (["--articles", "-", "--gold", "-", "--articles-format", "original"], "only one input may be -"),
     (["--official", str(DEMO / "questions.jsonl")], "questions.jsonl:1: expected 'system score [stderr]'"),
 ])

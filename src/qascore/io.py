@@ -9,6 +9,7 @@ leaves a partial file that looks finished; ``-`` (or no path) writes to standard
 from __future__ import annotations
 
 import contextlib
+import csv
 import errno
 import gzip
 import io as _io
@@ -17,6 +18,8 @@ import os
 import stat
 import sys
 import tempfile
+import threading
+import zlib
 from pathlib import Path
 from typing import IO, Any
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -29,7 +32,7 @@ from .errors import InputFormatError
 from .errors import display_name as _display_name
 
 STDIN = "-"
-FORMATS = ("auto", "lines", "jsonl", "tsv")
+FORMATS = ("auto", "lines", "jsonl", "json", "tsv", "csv")
 # Cells that, found in the first line of a TSV file, show that the line names the columns.
 _HEADER_WORDS = frozenset({
     "id", "qid", "query_id", "question_id", "question", "query", "prediction", "predictions",
@@ -45,13 +48,177 @@ def display_name(path) -> str:
     return _display_name(path)
 
 
-def _open_binary(path) -> contextlib.AbstractContextManager[Any]:
-    """A context manager giving a binary stream; stdin is not closed on exit."""
+_GZIP_MAGIC = b"\x1f\x8b"
+_HEAD_BYTES = 8192  # what :func:`read_head` reads to guess a format
+
+
+def _stdin_buffer():
+    """Standard input's byte stream; a closed standard input (``<&-`` in a shell) is a one-line error."""
+    if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+        raise InputFormatError("<stdin>", None, "standard input is closed; give the input as a file or pipe it in")
+    return sys.stdin.buffer
+
+
+def standard_output() -> IO[str]:
+    """Standard output; a closed one (``>&-`` in a shell) is a one-line error, not a traceback."""
+    if sys.stdout is None:
+        raise OSError("standard output is closed (>&- in the shell); name an output file with -o FILE "
+                      "or redirect it, e.g. > results.txt")
+    return sys.stdout
+
+
+class _GzipReader:
+    """A gzip stream whose damage (a truncated file, a bad CRC or length, corrupt data) is an
+    :class:`InputFormatError` naming the file, not a traceback from the gzip module."""
+
+    def __init__(self, raw, path) -> None:
+        self._gzip, self._path = gzip.GzipFile(fileobj=raw, mode="rb"), path
+
+    def _guarded(self, read, size: int) -> bytes:
+        try:
+            return read(size)
+        except EOFError:
+            reason = "truncated gzip file (it ends before the end of its compressed data); download or copy it again"
+        except (gzip.BadGzipFile, zlib.error) as exc:
+            reason = f"damaged gzip file ({exc}); download or copy it again, or check it with gzip -t"
+        raise InputFormatError(display_name(self._path), None, reason)
+
+    def read(self, size: int = -1) -> bytes:
+        return self._guarded(self._gzip.read, size)
+
+    def read1(self, size: int = -1) -> bytes:
+        return self._guarded(self._gzip.read1, size)
+
+    def close(self) -> None:
+        self._gzip.close()
+
+
+class _HeadThenRest(_io.RawIOBase):
+    """The bytes :func:`read_head` took from a one-shot input, then the rest of that input's stream."""
+
+    def __init__(self, head: bytes, rest, stack: contextlib.ExitStack) -> None:
+        super().__init__()
+        self._head, self._rest, self._stack = memoryview(head), rest, stack
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = getattr(self._rest, "read1", self._rest.read)(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._stack.close()
+        super().close()
+
+
+# One-shot inputs (standard input, a pipe, a FIFO) whose head :func:`read_head` has read: path ->
+# (those bytes, the open stream after them, what closes it). The next reader of the path gets them
+# back first, so guessing a format never costs an input its first bytes, nor a second opening.
+# A head is handed on only to a reader of the same input (see :func:`_identity`): one left behind by
+# a run that failed before reading never reaches a later input that reuses the name (``/dev/fd/5``).
+_HEADS: dict[str, tuple[bytes, Any, contextlib.ExitStack, object]] = {}
+_HEADS_LOCK = threading.Lock()
+
+
+def _head_key(path) -> str:
+    """One spelling per path (``./x`` and ``x`` alike: readers may hand on a ``Path``)."""
+    return STDIN if str(path) == STDIN else os.path.normpath(os.fspath(path))
+
+
+def _identity(path) -> object:
+    """What tells one one-shot input from a later one of the same name: the stdin stream object,
+    else the device and inode the name leads to (a pipe's own)."""
     if str(path) == STDIN:
-        return contextlib.nullcontext(sys.stdin.buffer)
-    if str(path).endswith(".gz"):
-        return gzip.open(path, "rb")
-    return open(path, "rb")
+        return id(getattr(sys.stdin, "buffer", None))
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _take_head(path) -> tuple[bytes, Any, contextlib.ExitStack] | None:
+    """The head :func:`read_head` kept for ``path``, removed from the table (None when none, or
+    when it was kept for another input of the same name, which is then closed)."""
+    with _HEADS_LOCK:
+        kept = _HEADS.pop(_head_key(path), None)
+    if kept is None:
+        return None
+    head, rest, stack, identity = kept
+    if identity != _identity(path):
+        stack.close()
+        return None
+    return head, rest, stack
+
+
+@contextlib.contextmanager
+def _open_stream(path) -> Iterator[Any]:
+    """A binary stream of ``path``'s content, decompressed when it is gzip (by its ``.gz`` name or,
+    for a stream without a telling name, its first bytes); stdin is not closed on exit."""
+    with contextlib.ExitStack() as stack:
+        if str(path) == STDIN:
+            raw = _stdin_buffer()
+        else:
+            raw = stack.enter_context(open(path, "rb"))
+        peek = getattr(raw, "peek", None)
+        if str(path).endswith(".gz") or (peek is not None and peek(2)[:2] == _GZIP_MAGIC):
+            stream = _GzipReader(raw, path)
+            stack.callback(stream.close)
+            yield stream
+        else:
+            yield raw
+
+
+def _open_binary(path) -> contextlib.AbstractContextManager[Any]:
+    """A context manager giving a binary stream of ``path`` (see :func:`_open_stream`), starting
+    with the head :func:`read_head` took from it when it is a one-shot input."""
+    peeked = _take_head(path)
+    if peeked is None:
+        return _open_stream(path)
+    head, rest, stack = peeked
+    return contextlib.closing(_HeadThenRest(head, rest, stack))
+
+
+def read_head(path, size: int = _HEAD_BYTES) -> bytes:
+    """Up to the first ``size`` bytes of ``path``'s content (decompressed), to guess its format.
+
+    The input is not used up: a regular file is opened again by the next reader; a one-shot input
+    (standard input, a pipe, a FIFO, ``<(...)``) is read once, and its next reader gets these bytes
+    back first, then the rest of the same open stream."""
+    def take(stream) -> bytes:
+        parts, got = [], 0
+        read = getattr(stream, "read1", stream.read)  # never more than asked: the rest stays in the stream
+        while got < size and (data := read(size - got)):
+            parts.append(data)
+            got += len(data)
+        return b"".join(parts)
+
+    if can_read_twice(path):
+        with _open_binary(path) as stream:
+            return take(stream)
+    kept = _take_head(path)
+    if kept is not None:
+        with _HEADS_LOCK:
+            _HEADS[_head_key(path)] = (*kept, _identity(path))
+        return kept[0]
+    stack = contextlib.ExitStack()
+    try:
+        stream = stack.enter_context(_open_binary(path))
+        head = take(stream)
+    except BaseException:
+        stack.close()
+        raise
+    with _HEADS_LOCK:
+        _HEADS[_head_key(path)] = (head, stream, stack, _identity(path))
+    return head
 
 
 def open_text(path) -> IO[str]:
@@ -153,14 +320,48 @@ def parse_json(text: str | bytes, path, lineno: int | None) -> Any:
         raise InputFormatError(display_name(path), lineno, f"invalid JSON: {exc}") from None
 
 
-def iter_jsonl(path, *, allow_blank: bool = True) -> Iterator[tuple[int, Any]]:
-    """Yield (line number, parsed JSON value) for each non-blank line of a JSON-lines file."""
+class RecordNumber(int):
+    """The 1-based position of a record in a JSON array document: errors name it as ``record N``
+    where a JSON-lines record names its line."""
+
+    def __format__(self, spec: str) -> str:  # "file: record 3: ..." where a line reads "file:3: ..."
+        return f" record {int(self)}"
+
+    def __str__(self) -> str:
+        return f"record {int(self)}"
+
+    __repr__ = __str__
+
+
+def starts_json_array(path) -> bool:
+    """Whether ``path``'s content (after a byte-order mark and white space) opens a JSON array."""
+    return read_head(path).lstrip(b" \t\r\n\xef\xbb\xbf").startswith(b"[")
+
+
+def iter_jsonl(path, *, allow_blank: bool = True, array_document: bool = True) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, parsed JSON value) for each non-blank line of a JSON-lines file.
+
+    With ``array_document`` (for readers whose records are objects), an input not named
+    ``.jsonl`` whose content opens with ``[`` is one JSON array document, read whole: each element
+    is a record, numbered by a :class:`RecordNumber` (``record N``) where a line would be."""
+    named_jsonl = str(path).removesuffix(".gz").lower().endswith(".jsonl")
+    if array_document and not named_jsonl and starts_json_array(path):
+        for number, value in enumerate(_json_array(path), 1):
+            yield RecordNumber(number), value
+        return
     for lineno, line in iter_lines(path):
         if not line.strip():
             if allow_blank:
                 continue
             raise InputFormatError(display_name(path), lineno, "blank line, expected a JSON value")
         yield lineno, parse_json(line, path, lineno)
+
+
+def _json_array(path) -> list:
+    document = read_json(path)
+    if not isinstance(document, list):  # pragma: no cover - it opened with "["
+        raise InputFormatError(display_name(path), None, "expected a JSON array of records")
+    return document
 
 
 def read_json(path) -> Any:
@@ -186,10 +387,28 @@ def require_field(record, field: str, types, path, lineno: int):
     return value
 
 
+_SUFFIX_FORMATS = {".jsonl": "jsonl", ".json": "json", ".tsv": "tsv", ".csv": "csv", ".txt": "lines"}
+
+
 def guess_format(path) -> str:
-    """``auto`` resolved by suffix: .jsonl/.json -> jsonl, .tsv -> tsv, anything else (and ``-``) -> lines."""
-    suffix = Path(str(path).removesuffix(".gz")).suffix.lower()
-    return {".jsonl": "jsonl", ".json": "jsonl", ".tsv": "tsv"}.get(suffix, "lines")
+    """``auto`` resolved: by suffix (.jsonl -> jsonl, .json -> json, .tsv -> tsv, .csv -> csv,
+    .txt -> lines, under an optional .gz); any other name (``-``, a pipe, a FIFO, no suffix) by
+    its content: a first line holding a JSON object is ``jsonl``, content opening with ``[`` a
+    JSON array (``json``), anything else plain ``lines``. The content is read with
+    :func:`read_head`, so a one-shot input loses nothing to the guess."""
+    suffix = Path(str(path).removesuffix(".gz")).suffix.lower() if str(path) != STDIN else ""
+    if suffix in _SUFFIX_FORMATS:
+        return _SUFFIX_FORMATS[suffix]
+    head = read_head(path).lstrip(b" \t\r\n\xef\xbb\xbf")
+    if head.startswith(b"["):
+        return "json"
+    if head.startswith(b"{"):
+        first = head.split(b"\n", 1)[0]
+        try:
+            return "jsonl" if isinstance(orjson.loads(first), dict) else "lines"
+        except orjson.JSONDecodeError:
+            return "lines"
+    return "lines"
 
 
 def looks_like_header(cells: Sequence[str], wanted: str | None = None) -> bool:
@@ -198,37 +417,72 @@ def looks_like_header(cells: Sequence[str], wanted: str | None = None) -> bool:
     return (wanted is not None and wanted.lower() in names) or bool(names & _HEADER_WORDS)
 
 
-def _tsv_column(path, column: str, header: bool | None, cells: list[str], lineno: int) -> tuple[int, bool]:
+def _tsv_column(path, column: str, header: bool | None, cells: list[str], lineno: int,
+                fmt: str = "tsv") -> tuple[int, bool]:
     """The 0-based index of ``column`` and whether the first line is a header to skip."""
     name = display_name(path)
     if header is None and looks_like_header(cells, None if column.isdigit() else column):
-        raise InputFormatError(name, lineno, "the first line looks like a header; pass --tsv-header to use it "
-                                             "as column names or --no-tsv-header to score it as data")
+        raise InputFormatError(name, lineno, "the first line looks like a header; pass --header to use it "
+                                             "as column names or --no-header to score it as data")
     if header and not column.isdigit():
         if column not in cells:
             raise InputFormatError(name, lineno, f"no column named {column!r} in the header {cells}")
         return cells.index(column), True
     if not column.isdigit():
-        raise InputFormatError(name, lineno, f"TSV column {column!r} must be a 0-based index (or use --tsv-header)")
+        raise InputFormatError(name, lineno, f"{fmt.upper()} column {column!r} must be a 0-based index "
+                                             "(or use --header)")
     return int(column), bool(header)
 
 
-def iter_texts(path, fmt: str = "auto", field: str = "0", *, tsv_header: bool | None = None,
-               allow_lists: bool = False) -> Iterator[str | list[str]]:
-    """The texts of one file in line order.
+def _csv_rows(path) -> Iterator[tuple[int, list[str]]]:
+    """(line number where the record starts, cells) of a CSV file (Python's csv module, excel
+    dialect, strict: an unclosed quote is an error); a quoted cell may hold line breaks."""
+    reader = csv.reader((line + "\n" for _, line in iter_lines(path)), strict=True)
+    start = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputFormatError(display_name(path), reader.line_num, f"invalid CSV: {exc}") from None
+        yield start, row
+        start = reader.line_num + 1
 
-    ``lines``: every line is one text (an empty line is an empty text). ``jsonl``: ``field`` of each
-    object (with ``allow_lists``, a non-empty list of strings too). ``tsv``: the column ``field``,
-    a 0-based index or, with ``tsv_header=True``, a header name; with ``tsv_header=None`` a first
+
+def iter_texts(path, fmt: str = "auto", field: str | None = None, *, tsv_header: bool | None = None,
+               allow_lists: bool = False, default_field: str = "0",
+               field_option: str = "field") -> Iterator[str | list[str]]:
+    """The texts of one file in record order.
+
+    ``lines``: every line is one text (an empty line is an empty text); a first line that looks
+    like a header (a lone column name such as ``prediction``, or tab- or comma-separated names)
+    is an error unless ``tsv_header`` says it is one (True: skipped) or is not (False: scored).
+    ``jsonl`` / ``json``: ``field`` of each object of JSON lines or of a JSON array document (with
+    ``allow_lists``, a non-empty list of strings too). ``tsv`` / ``csv``: the column ``field``, a
+    0-based index or, with ``tsv_header=True``, a header name; with ``tsv_header=None`` a first
     line that looks like a header is an error, so a header is never scored as data by accident.
+
+    ``field`` None means "not given": ``default_field`` is used. A setting that cannot apply to
+    the format (a field for plain lines, a header setting for JSON) is an error naming
+    ``field_option``, never ignored.
     """
     fmt = guess_format(path) if fmt == "auto" else fmt
     name = display_name(path)
+    if fmt not in FORMATS[1:]:
+        raise ValueError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
     if fmt == "lines":
-        for _, lines in iter_line_blocks(path):
-            yield from lines
+        if field is not None:
+            raise InputFormatError(name, None, f"{field_option} {field!r} cannot apply: this input is read as "
+                                               "plain lines, one text a line (name its format with --format "
+                                               "jsonl, json, tsv or csv)")
+        yield from _plain_lines(path, tsv_header)
         return
-    if fmt == "jsonl":
+    field = default_field if field is None else field
+    if fmt in ("jsonl", "json"):
+        if tsv_header is not None:
+            raise InputFormatError(name, None, "--header / --no-header cannot apply: this input is read as JSON, "
+                                               "whose records name their fields")
         types = (str, list) if allow_lists else str
         for lineno, record in iter_jsonl(path, allow_blank=False):
             value = require_field(record, field, types, path, lineno)
@@ -236,19 +490,47 @@ def iter_texts(path, fmt: str = "auto", field: str = "0", *, tsv_header: bool | 
                 raise InputFormatError(name, lineno, f"field {field!r} must be a non-empty list of strings")
             yield value
         return
-    if fmt != "tsv":
-        raise ValueError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
+    rows = _csv_rows(path) if fmt == "csv" else ((n, line.split("\t")) for n, line in iter_lines(path))
+    what = "comma-separated" if fmt == "csv" else "tab-separated"
     column = -1
-    for lineno, line in iter_lines(path):
-        cells = line.split("\t")
+    for lineno, cells in rows:
         if column < 0:
-            column, skip = _tsv_column(path, field, tsv_header, cells, lineno)
+            column, skip = _tsv_column(path, field, tsv_header, cells, lineno, fmt)
             if skip:
                 continue
         if column >= len(cells):
-            raise InputFormatError(
-                name, lineno, f"expected at least {column + 1} tab-separated columns, got {len(cells)}")
+            raise InputFormatError(name, lineno, f"expected at least {column + 1} {what} columns, got {len(cells)}")
         yield cells[column]
+
+
+def text_input_formats(paths: Sequence, fmt: str, header: bool | None) -> list[tuple[str, bool | None]]:
+    """(format, header setting) for each of several aligned inputs read by :func:`iter_texts` with
+    one ``--format`` and one ``--header`` setting: ``auto`` resolved per input, and the header
+    setting handed only to the inputs it applies to (not JSON). A header setting that applies to
+    none of them is an error, not ignored."""
+    formats = [guess_format(path) if fmt == "auto" else fmt for path in paths]
+    if header is not None and all(f in ("jsonl", "json") for f in formats):
+        names = ", ".join(display_name(path) for path in paths)
+        raise ValueError(f"--header / --no-header cannot apply: every input ({names}) is read as JSON, "
+                         "whose records name their fields")
+    return [(f, None if f in ("jsonl", "json") else header) for f in formats]
+
+
+def _plain_lines(path, header: bool | None) -> Iterator[str]:
+    first = True
+    for lineno, lines in iter_line_blocks(path):
+        if first and lines:
+            first = False
+            line = lines[0]
+            cells = line.split("\t") if "\t" in line else line.split(",")
+            names_only = all(len(cell.split()) == 1 for cell in cells)  # "id,prediction", not prose
+            if header is None and names_only and looks_like_header(cells):
+                raise InputFormatError(display_name(path), lineno,
+                                       "the first line looks like a header; pass --header to skip it, "
+                                       "--no-header to score it as text, or --format tsv|csv to read columns")
+            if header:
+                lines = lines[1:]
+        yield from lines
 
 
 def chunked(items: Iterable, size: int) -> Iterator[list]:
@@ -542,7 +824,8 @@ def open_output(path=None, *, binary: bool = False) -> Iterator[IO[Any]]:
     """
     existing = None if path is None or str(path) == STDIN else check_output_path(path)
     if path is None or str(path) == STDIN or (existing is not None and _is_stdout(existing)):
-        stdout = sys.stdout.buffer if binary else sys.stdout
+        stdout = standard_output()
+        stdout = stdout.buffer if binary else stdout
         yield stdout
         stdout.flush()
         return

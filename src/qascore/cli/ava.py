@@ -29,7 +29,8 @@ from ..ava.metric import Ava
 from ..ava.report import evaluate_triples, format_report
 from ..judges.rows import REFERENCE_RULES
 from ..judges.onnx import ONNX_MODULES
-from ..io import STDIN, aligned_chunks, chunked, display_name, dumps, iter_texts, open_output, read_json, write_jsonl
+from ..io import (STDIN, aligned_chunks, chunked, display_name, dumps, iter_texts, open_output, read_json,
+                  text_input_formats, write_jsonl)
 from ..validate import check_real
 from . import options
 
@@ -58,6 +59,13 @@ def _check_score_inputs(args) -> None:
         raise ValueError("give INPUT (JSONL records {question, reference, candidate}) or all of -q, -r and -p")
     if aligned.count(STDIN) > 1:
         raise ValueError("only one of -q / -r / -p may be - (standard input)")
+    if args.input is not None:  # INPUT's JSONL records name their fields: these would be ignored
+        given = [flag for flag, value in (("--question-field", args.question_field), ("--ref-field", args.ref_field),
+                                          ("--pred-field", args.pred_field), ("--header", args.tsv_header))
+                 if value is not None] + (["--format"] if args.format != "auto" else [])
+        if given:
+            raise ValueError(f"{given[0]} applies to -q/-r/-p files, not to INPUT (JSONL records with "
+                             "question, reference and candidate)")
     _check_model_extra(args.model)
 
 
@@ -70,10 +78,14 @@ def _triple_chunks(args) -> Iterator[tuple[list, list, list, list]]:
             yield ([t.question for t in chunk], [t.references for t in chunk], [t.candidate for t in chunk],
                    [t.record for t in chunk])
         return
-    streams = [iter_texts(args.questions, args.format, args.question_field, tsv_header=args.tsv_header),
-               iter_texts(args.references, args.format, args.ref_field, tsv_header=args.tsv_header,
-                          allow_lists=True),
-               iter_texts(args.predictions, args.format, args.pred_field, tsv_header=args.tsv_header)]
+    (qf, qh), (rf, rh), (pf, ph) = text_input_formats([args.questions, args.references, args.predictions],
+                                                      args.format, args.tsv_header)
+    streams = [iter_texts(args.questions, qf, args.question_field, tsv_header=qh,
+                          default_field="question", field_option="--question-field"),
+               iter_texts(args.references, rf, args.ref_field, tsv_header=rh,
+                          allow_lists=True, default_field="reference", field_option="--ref-field"),
+               iter_texts(args.predictions, pf, args.pred_field, tsv_header=ph,
+                          default_field="prediction", field_option="--pred-field")]
     for questions, references, candidates in aligned_chunks(
             streams, [args.questions, args.references, args.predictions], args.chunk_size):
         yield questions, references, candidates, [{"question": q, "reference": r, "candidate": c}
@@ -339,10 +351,12 @@ def register(parser) -> None:
     options.add_references(score, help="references (a JSONL field may hold a list), or - for stdin", required=False)
     options.add_predictions(score, help="candidate answers to judge, or - for stdin", required=False)
     options.add_format(score)
-    score.add_argument("--question-field", default="question", help="JSONL field or TSV column of the question")
-    score.add_argument("--ref-field", default="reference",
-                       help="JSONL field (str or list of str) or TSV column of the reference")
-    score.add_argument("--pred-field", default="prediction", help="JSONL field or TSV column of the candidate")
+    score.add_argument("--question-field", default=None,
+                       help="JSON field or TSV/CSV column of the question (default: question)")
+    score.add_argument("--ref-field", default=None,
+                       help="JSON field (str or list of str) or TSV/CSV column of the reference (default: reference)")
+    score.add_argument("--pred-field", default=None,
+                       help="JSON field or TSV/CSV column of the candidate (default: prediction)")
     options.add_tsv_header(score)
     _add_model_options(score)
     options.add_chunk_size(score, CHUNK_SIZE)

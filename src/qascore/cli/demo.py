@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import importlib
-import sys
 from importlib import resources
+
+from ..io import standard_output
 
 # Each module defines ``run_demo(data_dir, out)``: it scores its bundled demo data and prints a report.
 _DEMO_PARTS = [
@@ -20,7 +21,7 @@ def demo_data_dir():
 
 
 def run(args) -> int:
-    out = sys.stdout
+    out = standard_output()
     print("qascore demo: every method on the bundled demo data\n", file=out)
     for module_name in _DEMO_PARTS:
         importlib.import_module(module_name).run_demo(demo_data_dir(), out)

@@ -1,10 +1,11 @@
 """``qascore exam``: EXAM of system articles with exam questions, optionally against an official leaderboard.
 
-Inputs (read through :mod:`qascore.io`; one of them may be ``-``, standard input, which needs its
-format named): a question bank (``-q``), articles (``--articles``, repeatable), gold articles
-(``--gold``), an official leaderboard (``--official``). Output: the EXAM table, the signature and the
-correlation reports as text, one JSON document (``--json``) or JSON lines (``--jsonl``); with
-``--per-example`` every per-question record too.
+Inputs (read through :mod:`qascore.io`; one of them may be ``-``, standard input; a pipe, a FIFO
+or ``-`` is read once, its format guessed from its first bytes like a file's): a question bank
+(``-q``), articles (``--articles``, repeatable), gold articles (``--gold``), an official
+leaderboard (``--official``). Output: the EXAM table, the signature and the correlation reports as
+text, one JSON document (``--json``) or JSON lines (``--jsonl``); with ``--per-example`` every
+per-question record too.
 """
 from __future__ import annotations
 
@@ -72,10 +73,6 @@ def _check_inputs(args) -> None:
     inputs = [args.questions, *args.articles, args.gold, args.official, args.paragraphs]
     if inputs.count(STDIN) > 1:
         raise ValueError("only one input may be - (standard input)")
-    if args.questions == STDIN and args.questions_format == "auto":
-        raise ValueError("-q - (standard input) needs --questions-format tqa|workbench|jsonl")
-    if STDIN in (*args.articles, args.gold) and args.articles_format == "auto":
-        raise ValueError("articles from - (standard input) need --articles-format original|car|workbench")
 
 
 def _read_all_articles(paths, args) -> Articles:
@@ -318,8 +315,9 @@ def run_exam(args) -> int:
     if args.official:
         from ..exam.leaderboard import read_leaderboard
 
-        official = read_leaderboard(args.official, name="official" if args.official == STDIN
-                                    else Path(args.official).stem)
+        # named by its file; from stdin or a pipe (``/dev/fd/63``) the name would say nothing
+        official = read_leaderboard(args.official, name=Path(args.official).stem if can_read_twice(args.official)
+                                    else "official")
     solver = make_solver(args.solver, margin=args.margin, tokenizer=args.tokenizer, threshold=args.threshold,
                          entailment_index=args.entailment_index, free_text=args.free_text, n_jobs=args.n_jobs,
                          qa_model=args.qa_model, device=args.device)

@@ -9,7 +9,7 @@ import contextlib
 import sys
 from collections.abc import Iterable
 
-from ..io import RowSpool, chunked, display_name, dumps, iter_lines, open_output, write_jsonl
+from ..io import RowSpool, chunked, display_name, dumps, iter_lines, open_output, standard_output, write_jsonl
 from ..nuggets.analysis import IDF_SOURCES, Analyzer, IdfTable
 from ..nuggets.formats import (Run, iter_rag_assignments, iter_runs, judgement_lines, rag_assignment_lines,
                                read_answer_key, read_judgements, read_runs)
@@ -201,6 +201,7 @@ def cmd_assign(args) -> int:
     _check_inputs(args)
     if not args.output:
         raise ValueError("assign writes an assessment file: -o/--output FILE")
+    summary_out = standard_output()  # the summary's stream, checked before any work
     model = _model(args, _read_key(args))
     summary = []
     with open_output(args.output) as out:
@@ -218,7 +219,7 @@ def cmd_assign(args) -> int:
     if args.diagnostics:
         with open_output(args.diagnostics) as out:
             write_jsonl(nugget_diagnostics(model, table), out)
-    write_jsonl(summary, sys.stdout)
+    write_jsonl(summary, summary_out)
     return 0
 
 

@@ -34,16 +34,20 @@ def add_questions(parser, help: str = "questions", required: bool = True) -> Non
 
 def add_format(parser, choices=FORMATS, default: str = "auto", help: str | None = None) -> None:
     parser.add_argument("--format", choices=choices, default=default,
-                        help=help or "input format; auto: .jsonl/.json -> jsonl, .tsv -> tsv, else plain lines")
+                        help=help or "input format; auto: .jsonl -> jsonl, .json -> json (an array or JSON lines), "
+                                     ".tsv -> tsv, .csv -> csv, .txt -> lines; any other name (-, a pipe) by its "
+                                     "content: JSON objects or a JSON array, else plain lines")
 
 
 def add_tsv_header(parser) -> None:
-    """``--tsv-header`` / ``--no-tsv-header``; neither (None) makes a header-like first line an error."""
+    """``--header`` / ``--no-header`` (old spellings ``--tsv-header`` / ``--no-tsv-header``);
+    neither (None) makes a header-like first line an error. JSON input takes neither."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--tsv-header", dest="tsv_header", action="store_true", default=None,
-                       help="the first TSV line names the columns")
-    group.add_argument("--no-tsv-header", dest="tsv_header", action="store_false",
-                       help="the first TSV line is data")
+    group.add_argument("--header", "--tsv-header", dest="tsv_header", action="store_true", default=None,
+                       help="the first line of TSV, CSV or plain-line input names the columns (plain lines: "
+                            "it is skipped)")
+    group.add_argument("--no-header", "--no-tsv-header", dest="tsv_header", action="store_false",
+                       help="the first line is data, even when it looks like a header")
 
 
 def add_output(parser, *, per_example: bool = True, default_format: str = "text") -> None:

@@ -1,11 +1,11 @@
 """``qascore rouge``: ROUGE of prediction files against reference files.
 
-Inputs, one example per line, aligned by line order (read by :func:`qascore.io.iter_texts`):
-* plain text (``lines``): each line is one text;
-* JSON lines (``jsonl``): a field of each object (``--pred-field`` / ``--ref-field``); a
-  reference field may hold a list of strings (several references);
-* TSV (``tsv``): a column, by 0-based index or, with ``--tsv-header``, by header name; a first
-  line that looks like a header needs ``--tsv-header`` or ``--no-tsv-header``.
+Inputs, one example per record, aligned by record order (read by :func:`qascore.io.iter_texts`):
+* plain text (``lines``): each line is one text (``--pred-field`` / ``--ref-field`` are an error);
+* JSON lines (``jsonl``) or a JSON array (``json``): a field of each object (``--pred-field`` /
+  ``--ref-field``); a reference field may hold a list of strings (several references);
+* TSV (``tsv``) or CSV (``csv``): a column, by 0-based index or, with ``--header``, by header
+  name; a first line that looks like a header needs ``--header`` or ``--no-header``.
 ``--references`` may be repeated: each file is one more reference per example. One input may be
 ``-`` (standard input).
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..io import (STDIN, RowSpool, aligned_chunks, display_name, dumps, iter_texts, number_rows, open_output,
-                  write_bytes, write_document)
-from ..lexical.rouge import MULTI_REF_MODES, Rouge, RougeResult, parse_rouge_types
+                  text_input_formats, write_bytes, write_document)
+from ..lexical.rouge import MULTI_REF_MODES, Rouge, RougeResult, nltk_sentences, parse_rouge_types
 from . import options
 
 CHUNK_SIZE = 20_000  # examples read, scored and written at a time (--chunk-size)
@@ -98,9 +98,15 @@ def run(args) -> int:
     _check_stdin(args.predictions, args.references)
     metric = Rouge(types, use_stemmer=args.stem, tokenizer=args.tokenizer, multi_ref=args.multi_ref,
                    gamma=args.gamma, split_summaries=args.split_summaries, n_jobs=args.n_jobs)
-    streams = [iter_texts(args.predictions, args.format, args.pred_field, tsv_header=args.tsv_header)]
-    streams += [iter_texts(p, args.format, args.ref_field, tsv_header=args.tsv_header, allow_lists=True)
-                for p in args.references]
+    if args.split_summaries and "rougeLsum" in types:
+        nltk_sentences("Checked. Before any input is read.")  # a missing Punkt model: one line, exit 2
+    (fmt, header), *ref_formats = text_input_formats([args.predictions, *args.references], args.format,
+                                                     args.tsv_header)
+    streams = [iter_texts(args.predictions, fmt, args.pred_field, tsv_header=header,
+                          default_field="prediction", field_option="--pred-field")]
+    streams += [iter_texts(p, fmt, args.ref_field, tsv_header=header, allow_lists=True,
+                           default_field="reference", field_option="--ref-field")
+                for p, (fmt, header) in zip(args.references, ref_formats)]
     progress = options.ProgressBar(None, options.show_progress(args, None), "rouge")
     with open_output(args.output) as out:
         report = Report(out, args.output_format, args.per_example)
@@ -125,9 +131,10 @@ def register(p) -> None:
     options.add_predictions(p, help="predictions (lines, JSONL or TSV), or - for stdin")
     options.add_references(p, help="references aligned with the predictions, or - for stdin", repeatable=True)
     options.add_format(p)
-    p.add_argument("--pred-field", default="prediction", help="JSONL field or TSV column of the prediction")
-    p.add_argument("--ref-field", default="reference",
-                   help="JSONL field (str or list of str) or TSV column of the reference")
+    p.add_argument("--pred-field", default=None,
+                   help="JSON field or TSV/CSV column of the prediction (default: prediction)")
+    p.add_argument("--ref-field", default=None,
+                   help="JSON field (str or list of str) or TSV/CSV column of the reference (default: reference)")
     options.add_tsv_header(p)
     p.add_argument("--types", default="rouge1,rouge2,rougeL", help="comma-separated: rouge1..rouge9, rougeL, rougeLsum")
     p.add_argument("--stem", action="store_true",

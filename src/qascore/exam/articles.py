@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InputFormatError
-from ..io import iter_jsonl, iter_lines, open_output, require_field, write_jsonl
+from ..io import iter_jsonl, iter_lines, open_output, read_head, require_field, write_jsonl
 from .model import Articles
 
 
@@ -99,7 +99,7 @@ def read_car_run(path, paragraphs: dict[str, str], *, top_k: int = 20, strip_que
 def read_workbench_paragraphs(path, *, top_k: int = 20) -> Articles:
     """Workbench JSONL.gz lines ``[query_id, [FullParagraphData]]``: systems are the ranking methods."""
     ranked: dict[tuple[str, str], list[tuple[int, float, str]]] = {}
-    for lineno, rec in iter_jsonl(path):
+    for lineno, rec in iter_jsonl(path, array_document=False):  # its lines are arrays
         if not (isinstance(rec, list) and len(rec) == 2 and isinstance(rec[0], str) and isinstance(rec[1], list)):
             raise InputFormatError(path, lineno, "expected [query_id, [paragraph, ...]]")
         query_id, paras = rec
@@ -142,17 +142,24 @@ def _system_name(path) -> str:
     return name
 
 
+def _guess_by_content(path) -> str:
+    # read_head: a one-shot input's head is read once and handed on to the reader
+    head = read_head(path).decode("utf-8", "replace").removeprefix("\ufeff").lstrip()
+    return "workbench" if head.startswith("[") else "original" if head.startswith("{") else "car"
+
+
 def read_articles(path, fmt: str = "auto", *, paragraphs: dict[str, str] | None = None, top_k: int = 20,
                   strip_query_prefix: bool = False) -> Articles:
     """Read articles by format name (``original``, ``car``, ``workbench``, ``text``) or by the path's shape.
 
-    ``auto``: a folder is ``text``; ``.jsonl.gz`` is ``workbench``; ``.jsonl`` is ``original``; other
-    files are CAR runs (which need ``paragraphs``).
+    ``auto``: a folder is ``text``; ``.jsonl.gz`` is ``workbench``; ``.jsonl`` is ``original``;
+    any other input (a pipe, standard input, another name) by its first character: ``[`` is
+    ``workbench``, ``{`` is ``original``, anything else a CAR run (which needs ``paragraphs``).
     """
     p = Path(path)
     if fmt == "auto":
         fmt = ("text" if p.is_dir() else "workbench" if p.name.endswith(".jsonl.gz")
-               else "original" if p.name.endswith(".jsonl") else "car")
+               else "original" if p.name.endswith(".jsonl") else _guess_by_content(path))
     if fmt == "text":
         return read_text_dir(p)
     if fmt == "workbench":

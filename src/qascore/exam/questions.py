@@ -5,7 +5,7 @@ Every reader reports the file (and line, for line formats) of a malformed record
 from __future__ import annotations
 
 from ..errors import InputFormatError
-from ..io import iter_jsonl, open_output, open_text, read_json, require_field, write_jsonl
+from ..io import iter_jsonl, open_output, read_head, read_json, require_field, write_jsonl
 from .model import ExamQuestion, QuestionBank
 
 
@@ -122,8 +122,8 @@ def read_question_bank(path, fmt: str = "auto") -> QuestionBank:
 
 
 def _guess_bank_format(path) -> str:
-    with open_text(path) as fh:
-        head = fh.read(4096).lstrip()
+    # read_head: from a pipe or standard input the head is read once and handed to the reader
+    head = read_head(path).decode("utf-8", "replace").removeprefix("\ufeff").lstrip()
     if head.startswith("["):
         return "tqa"
     first = head.split("\n", 1)[0]

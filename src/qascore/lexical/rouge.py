@@ -26,6 +26,7 @@ from .._kernels.prf import f_measure, ratio_of_counts, rouge_prf
 from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
 from .._kernels.text_encode import first_non_str
 from .._parallel import pool_threads, resolve_n_jobs, threads_for
+from ..errors import QascoreError
 from ..validate import check_choice, check_flag, check_same_length, check_weight
 from ..metric import CorpusScore, ExampleScores, ExactSum, Metric, Statistics, mean_statistics, mean_values
 from ..signature import make_signature
@@ -152,6 +153,10 @@ def split_sentences(text: str, split_summaries: bool) -> list[str]:
     return [s for s in sentences if len(s)]
 
 
+class MissingResourceError(QascoreError, LookupError):
+    """A data file a setting needs (NLTK's Punkt model) is not installed: says how to install it."""
+
+
 def nltk_sentences(text: str) -> list[str]:
     try:
         import nltk
@@ -160,9 +165,9 @@ def nltk_sentences(text: str) -> list[str]:
     try:
         return nltk.sent_tokenize(text)
     except LookupError:
-        raise LookupError(
-            "split_summaries=True needs NLTK's Punkt sentence model, which is not installed: "
-            "run `python -m nltk.downloader punkt_tab` (rouge-score needs the same data)"
+        raise MissingResourceError(
+            "split_summaries=True (--split-summaries) needs NLTK's Punkt sentence model 'punkt_tab', which is "
+            "not installed: run `python -m nltk.downloader punkt_tab` (rouge-score needs the same data)"
         ) from None
 
 
