@@ -19,6 +19,7 @@ Generated cases, each checked the same way:
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import shutil
@@ -551,3 +552,32 @@ def test_text_that_is_not_utf8_says_how_to_convert_it(case, tmp_path, capsys):
     rc, _, err = run_cli([*argv, "-o", str(out / "x")], capsys)
     assert_one_line_error(rc, err, argv[0], "invalid UTF-8", "iconv -f cp1252 -t utf-8")
     assert list(out.iterdir()) == []
+
+
+def test_calibrate_still_updates_its_model_file_in_place(tmp_path, capsys):
+    """``ava calibrate MODEL`` writes the tuned thresholds back into the file it read whole: the
+    one input an output may be; the file keeps its mode and no temporary file is left."""
+    pytest.importorskip("sklearn")
+    from qascore.ava.data import EVOUNA_SYSTEMS
+
+    rng = random.Random(5)
+    records = []
+    for i in range(60):
+        gold = " ".join(rng.choices(WORDS, k=2))
+        record = {"question": f"question {i} " + " ".join(rng.choices(WORDS, k=5)), "golden_answer": gold}
+        for system in EVOUNA_SYSTEMS:
+            right = rng.random() < 0.5
+            record[f"answer_{system}"] = f"{gold} indeed" if right else " ".join(rng.choices(WORDS, k=3))
+            record[f"judge_{system}"] = right
+        records.append(record)
+    data = tmp_path / "NQ.json"
+    data.write_text(json.dumps(records))
+    model = tmp_path / "model" / "linear.json"
+    model.parent.mkdir()
+    shutil.copyfile(DEMO.parent / "models" / "ava" / "linear.json", model)
+    model.chmod(0o640)
+    rc, _, err = run_cli(["ava", "calibrate", str(model), "--data", str(data)], capsys)
+    assert rc == 0, err
+    assert json.loads(model.read_text())["recipe"]["thresholds"]["data"] == "NQ.json"
+    assert stat.S_IMODE(model.stat().st_mode) == 0o640
+    assert sorted(p.name for p in model.parent.iterdir()) == ["linear.json"]

@@ -36,6 +36,9 @@ USAGE_ERROR = 2
 # Options that name a file the command writes; every other option value that names an existing
 # regular file is an input, which no output may replace (checked before any work).
 OUTPUT_OPTIONS = ("output", "records", "diagnostics", "assignments_out", "plot", "graded", "out")
+# Inputs that a command updates in place, on purpose, after reading them whole: ``ava calibrate``
+# writes the tuned thresholds back into the model file it was given.
+UPDATED_IN_PLACE = ("model_dir",)
 # Signals that end a run: each unwinds the run (a temporary output file is removed) and exits
 # 128 + the signal's number with one line on stderr. SIGINT arrives as KeyboardInterrupt.
 STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
@@ -132,7 +135,7 @@ def input_paths(args: argparse.Namespace) -> list[str]:
     """Every option value that is not an output: the files among them are the run's inputs."""
     paths = []
     for name, value in vars(args).items():
-        if name in OUTPUT_OPTIONS or name in ("command", "func"):
+        if name in OUTPUT_OPTIONS or name in UPDATED_IN_PLACE or name in ("command", "func"):
             continue
         for item in value if isinstance(value, list) else [value]:
             if isinstance(item, str) and item:
