@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import InputFormatError
+from ..errors import InputFormatError, display_name
 from ..io import iter_jsonl, iter_lines, open_output, read_head, require_field, write_jsonl
 from .model import Articles
 
@@ -168,7 +168,7 @@ def read_articles(path, fmt: str = "auto", *, paragraphs: dict[str, str] | None 
         return read_original_jsonl(p)
     if fmt == "car":
         if paragraphs is None:
-            raise ValueError(f"{p}: a CAR-style run needs a paragraph collection (id -> text)")
+            raise ValueError(f"{display_name(p)}: a CAR-style run needs a paragraph collection (id -> text)")
         return read_car_run(p, paragraphs, top_k=top_k, strip_query_prefix=strip_query_prefix)
     raise ValueError(f"unknown article format {fmt!r}; known: original, car, workbench, text")
 
