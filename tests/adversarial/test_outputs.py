@@ -283,6 +283,15 @@ def test_a_directory_as_output_is_refused(command, tmp_path, capsys):
     assert list(folder.iterdir()) == []
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("command", list(WRITERS))
+def test_a_full_device_is_a_one_line_error_naming_it(command, tmp_path, capsys):
+    argv, _ = WRITERS[command](tmp_path)
+    rc, _, err = run_cli([*argv, "-o", "/dev/full"], capsys)
+    assert_one_line_error(rc, err, command_of(argv), "No space left on device", "/dev/full")
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
 @pytest.mark.parametrize("where", ["a missing folder", "a file used as a folder"])
 @pytest.mark.parametrize("command", ["rouge", "ava score"])
 def test_output_errors_name_the_users_path_not_the_temporary_one(command, where, tmp_path, capsys):
@@ -508,6 +517,8 @@ STDIN_CASES = {
     "nuggets rag: empty": (["nuggets", "rag", "-p", "-"], b"", "<stdin>: no topic"),
     "nuggets score: empty run": (["nuggets", "score", "-r", str(DEMO / "nuggets/answer_key.txt"), "-p", "-"], b"",
                                  "<stdin>: the run file holds no response"),
+    "exam: a CAR run without paragraphs": (["exam", "-q", str(DEMO / "exam/questions.jsonl"), "--articles", "-"],
+                                           b"", "<stdin>: a CAR-style run needs a paragraph collection"),
 }
 
 
