@@ -4,7 +4,9 @@ Every reader decodes UTF-8 strictly, drops a leading byte-order mark, reads ``-`
 input and reports the file and 1-based line of any problem; nothing is skipped silently. JSON is
 parsed and written with orjson; written JSON is strict (NaN and infinities become ``null``).
 Output files are written under a temporary name and renamed when complete, so a failed run never
-leaves a partial file that looks finished; ``-`` (or no path) writes to standard output.
+leaves a partial file that looks finished; devices and FIFOs are written straight through, an
+output that is one of the run's inputs is refused (:func:`open_output`); ``-`` (or no path)
+writes to standard output.
 """
 from __future__ import annotations
 
