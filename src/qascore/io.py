@@ -17,6 +17,7 @@ import gzip
 import io as _io
 import itertools
 import os
+import secrets
 import stat
 import sys
 import tempfile
@@ -839,18 +840,27 @@ def open_output(path=None, *, binary: bool = False) -> Iterator[IO[Any]]:
             raise _naming(exc, path) from None
         return
     target = Path(os.path.realpath(path))
+    tmp = ""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    except OSError as exc:
-        raise type(exc)(exc.errno, exc.strerror, display_name(path)) from None
-    try:
+        # Not mkstemp: a signal between its creating the file and returning the name would leave
+        # the file behind. Here the name is known before the file exists, so every exit removes it.
+        for _ in range(100):
+            tmp = str(target.with_name(f".{target.name}.{secrets.token_hex(4)}.part"))
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+                break
+            except FileExistsError:
+                tmp = ""  # another run's: not ours to remove
+        else:
+            raise FileExistsError(errno.EEXIST, "no free temporary name beside it", display_name(path))
         _match_file(fd, existing)
         with open(fd, "wb") as raw, _text_stream(raw, path, binary) as stream:
             yield stream
         os.replace(tmp, target)
     except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         if isinstance(exc, OSError):
             renamed = _naming(exc, path, tmp)
             if renamed is not exc:
