@@ -474,6 +474,16 @@ def test_an_integer_option_out_of_range_names_option_and_value(command, value, t
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("value", [str(2**70), str(-(2**70))])
+@pytest.mark.parametrize("option", ["--top-k", "--repeats", "--seed", "--entailment-index"])
+def test_exam_integers_have_a_range(option, value, tmp_path, capsys):
+    argv = ["exam", "-q", str(DEMO / "exam/questions.jsonl"), "--articles", str(DEMO / "exam/systems/good-system.jsonl"),
+            option, value, "-o", str(tmp_path / "out")]
+    rc, _, err = run_cli(argv, capsys)
+    assert_one_line_error(rc, err, "exam", option, value)
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("option,value", [("--seed", "-1"), ("--seed", str(2**32)), ("--split-seed", str(2**70)),
                                           ("--epochs", "0"), ("--batch-size", "-5")])
 def test_training_integers_are_range_checked(option, value, tmp_path, capsys):

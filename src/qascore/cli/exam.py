@@ -63,9 +63,11 @@ def _check_inputs(args) -> None:
     if args.threshold is not None:
         check_real(args.threshold, "--threshold", low=0.0, high=1.0, high_open=True)
     check_real(args.margin, "--margin", low=0.0)
-    check_int(args.top_k, "--top-k", low=1)
-    check_int(args.repeats, "--repeats", low=1)
-    check_int(args.seed, "--seed", low=0)
+    # Upper bounds too: a value past them is a typo, and --repeats 2**70 would never finish.
+    check_int(args.top_k, "--top-k", low=1, high=10**6)
+    check_int(args.repeats, "--repeats", low=1, high=10**6)
+    check_int(args.seed, "--seed", low=0, high=2**63 - 1)
+    check_int(args.entailment_index, "--entailment-index", low=-64, high=63)
     from ..judges.load import is_onnx_spec  # here: the judges load only for the command that runs
 
     if args.judge is not None and is_onnx_spec(args.judge):
