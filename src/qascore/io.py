@@ -868,6 +868,27 @@ def open_output(path=None, *, binary: bool = False) -> Iterator[IO[Any]]:
         raise
 
 
+@contextlib.contextmanager
+def output_directory(path) -> Iterator[Path]:
+    """The folder ``path`` for a command's output files, created with any missing parents; when
+    the block fails (an error, a signal) the folders it created are removed again if still empty,
+    so an interrupted run leaves no trace (the files in it are written by :func:`open_output`)."""
+    path = Path(path)
+    created = []
+    probe = path
+    while not os.path.lexists(probe) and probe.parent != probe:
+        created.append(probe)  # deepest first
+        probe = probe.parent
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        yield path
+    except BaseException:
+        for folder in created:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+
+
 def _is_stdout(info: os.stat_result) -> bool:
     try:
         out = os.fstat(sys.stdout.fileno())

@@ -575,15 +575,13 @@ def test_text_that_is_not_utf8_says_how_to_convert_it(case, tmp_path, capsys):
     assert list(out.iterdir()) == []
 
 
-def test_calibrate_still_updates_its_model_file_in_place(tmp_path, capsys):
-    """``ava calibrate MODEL`` writes the tuned thresholds back into the file it read whole: the
-    one input an output may be; the file keeps its mode and no temporary file is left."""
-    pytest.importorskip("sklearn")
+def fake_evouna(path: Path, questions: int = 60) -> Path:
+    """A small EVOUNA-shaped file: each system's answer is the gold one (judged right) or random words."""
     from qascore.ava.data import EVOUNA_SYSTEMS
 
     rng = random.Random(5)
     records = []
-    for i in range(60):
+    for i in range(questions):
         gold = " ".join(rng.choices(WORDS, k=2))
         record = {"question": f"question {i} " + " ".join(rng.choices(WORDS, k=5)), "golden_answer": gold}
         for system in EVOUNA_SYSTEMS:
@@ -591,8 +589,36 @@ def test_calibrate_still_updates_its_model_file_in_place(tmp_path, capsys):
             record[f"answer_{system}"] = f"{gold} indeed" if right else " ".join(rng.choices(WORDS, k=3))
             record[f"judge_{system}"] = right
         records.append(record)
-    data = tmp_path / "NQ.json"
-    data.write_text(json.dumps(records))
+    path.write_text(json.dumps(records))
+    return path
+
+
+@pytest.mark.parametrize("ending", ["success", "KeyboardInterrupt", "an error"])
+def test_training_leaves_its_folder_only_when_it_succeeds(ending, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("sklearn")
+    import qascore.judges.linear
+
+    if ending != "success":
+        def fail(*args, **kwargs):
+            raise KeyboardInterrupt if ending == "KeyboardInterrupt" else ValueError("training failed")
+        monkeypatch.setattr(qascore.judges.linear, "train_linear", fail)
+    out = tmp_path / "models" / "new" / "linear"
+    rc, _, err = run_cli(["ava", "train", "--model", "linear", "--data", str(fake_evouna(tmp_path / "NQ.json")),
+                          "--out", str(out)], capsys)
+    if ending == "success":
+        assert rc == 0, err
+        assert sorted(p.name for p in out.iterdir()) == ["linear.json"]
+        return
+    assert rc == (130 if ending == "KeyboardInterrupt" else 2), err
+    assert len(err.splitlines()) == 1, err
+    assert not (tmp_path / "models").exists(), "the run left the folders it created"
+
+
+def test_calibrate_still_updates_its_model_file_in_place(tmp_path, capsys):
+    """``ava calibrate MODEL`` writes the tuned thresholds back into the file it read whole: the
+    one input an output may be; the file keeps its mode and no temporary file is left."""
+    pytest.importorskip("sklearn")
+    data = fake_evouna(tmp_path / "NQ.json")
     model = tmp_path / "model" / "linear.json"
     model.parent.mkdir()
     shutil.copyfile(DEMO.parent / "models" / "ava" / "linear.json", model)

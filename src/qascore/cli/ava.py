@@ -29,8 +29,8 @@ from ..ava.metric import Ava
 from ..ava.report import evaluate_triples, format_report
 from ..judges.rows import REFERENCE_RULES
 from ..judges.onnx import ONNX_MODULES
-from ..io import (STDIN, aligned_chunks, chunked, display_name, dumps, iter_texts, open_output, read_json,
-                  text_input_formats, write_jsonl)
+from ..io import (STDIN, aligned_chunks, chunked, display_name, dumps, iter_texts, open_output, output_directory,
+                  read_json, text_input_formats, write_jsonl)
 from ..validate import check_real
 from . import options
 
@@ -231,8 +231,11 @@ def run_train(args) -> int:
     _check_train_extra(args)
     data = _training_data(args)
     train, dev = split_by_question(data, seed=args.split_seed)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    with output_directory(args.out) as out:  # removed again if the run fails or is stopped before writing to it
+        return _train_into(out, args, train, dev)
+
+
+def _train_into(out: Path, args, train, dev) -> int:
     recipe = {"command": "qascore " + " ".join(sys.argv[1:]), "data": Path(args.data).name,
               "split_seed": args.split_seed, "seed": args.seed}
     if args.model == "linear":
