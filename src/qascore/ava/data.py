@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import InputFormatError
-from ..io import iter_jsonl, iter_lines, read_json, require_field
+from ..io import iter_jsonl, iter_lines, read_head, read_json, require_field
 
 EVOUNA_SYSTEMS = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")
 
@@ -199,11 +199,14 @@ def read_as2(path) -> list[As2Question]:
     """The questions of an AS2 file, in file order.
 
     Two layouts: JSONL lines ``{"question", "candidates": [{"sentence", "label"}]}`` (TREC-QA as
-    shipped in ``ava/trecqa``), or WikiQA's TSV (``.tsv``: a header row of
-    :data:`WIKIQA_COLUMNS`, one sentence per row, rows of a question grouped by ``QuestionID``).
+    shipped in ``ava/trecqa``), or WikiQA's TSV (a header row of :data:`WIKIQA_COLUMNS`, one
+    sentence per row, rows of a question grouped by ``QuestionID``): a ``.tsv`` file, or any
+    input not named ``.jsonl`` / ``.json`` (a pipe, ``-``) that opens with that header row.
     Labels are 0/1; anything else, a missing field or a short row names the file and line.
     """
-    if str(path).endswith(".tsv"):
+    name = str(path).removesuffix(".gz")
+    if name.endswith(".tsv") or (not name.endswith((".jsonl", ".json"))  # a pipe or "-": by its header row
+                                 and read_head(path).removeprefix(b"\xef\xbb\xbf").startswith(b"QuestionID\t")):
         return _read_wikiqa_tsv(path)
     questions = []
     for lineno, rec in iter_jsonl(path):

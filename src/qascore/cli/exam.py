@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..exam.articles import read_articles, read_paragraph_collection
+from ..exam.articles import article_format, read_articles, read_paragraph_collection
 from ..exam.model import Articles
 from ..exam.questions import read_question_bank
 from ..io import STDIN, RowSpool, can_read_twice, display_name, dumps, open_output, write_document, write_jsonl
@@ -75,6 +75,19 @@ def _check_inputs(args) -> None:
     inputs = [args.questions, *args.articles, args.gold, args.official, args.paragraphs]
     if inputs.count(STDIN) > 1:
         raise ValueError("only one input may be - (standard input)")
+
+
+def _check_run_options(args) -> None:
+    """--paragraphs and --strip-query-prefix apply to CAR runs only: with no article input read as
+    one, they are an error, not ignored (checked on the inputs' names and first bytes)."""
+    given = [flag for flag, value in (("--paragraphs", args.paragraphs), ("--strip-query-prefix",
+                                                                          args.strip_query_prefix)) if value]
+    if not given:
+        return
+    formats = {article_format(path, args.articles_format) for path in [*args.articles, *filter(None, [args.gold])]}
+    if "car" not in formats:
+        raise ValueError(f"{given[0]} applies to CAR-style runs, but the articles are read as "
+                         f"{' and '.join(sorted(formats))} (see --articles-format)")
 
 
 def _read_all_articles(paths, args) -> Articles:
@@ -312,6 +325,7 @@ def _load_judge(args, bank):
 
 def run_exam(args) -> int:
     _check_inputs(args)
+    _check_run_options(args)
     bank = read_question_bank(args.questions, args.questions_format)
     official = None
     if args.official:

@@ -40,9 +40,12 @@ def read_original_jsonl(path, system: str | None = None) -> Articles:
 
 
 def read_paragraph_collection(path) -> dict[str, str]:
-    """Paragraph texts by id: JSONL ``{para_id|paragraph_id|id, text}`` or TSV ``id<TAB>text``."""
+    """Paragraph texts by id: JSONL ``{para_id|paragraph_id|id, text}`` or TSV ``id<TAB>text``
+    (by the name's suffix; any other name, a pipe or ``-``, by its first byte)."""
     texts: dict[str, str] = {}
-    jsonl = str(path).endswith((".jsonl", ".jsonl.gz", ".json"))
+    name = str(path).removesuffix(".gz")
+    jsonl = name.endswith((".jsonl", ".json")) or (
+        not name.endswith((".tsv", ".txt")) and _guess_by_content(path) != "car")  # a pipe: by its first byte
     rows = iter_jsonl(path) if jsonl else ((n, line) for n, line in iter_lines(path) if line.strip())
     for lineno, row in rows:
         if jsonl:
@@ -148,6 +151,16 @@ def _guess_by_content(path) -> str:
     return "workbench" if head.startswith("[") else "original" if head.startswith("{") else "car"
 
 
+def article_format(path, fmt: str = "auto") -> str:
+    """The format :func:`read_articles` reads ``path`` in: ``fmt``, or for ``auto`` the one its
+    shape or first bytes give (read once from a pipe, see :func:`qascore.io.read_head`)."""
+    if fmt != "auto":
+        return fmt
+    p = Path(path)
+    return ("text" if p.is_dir() else "workbench" if p.name.endswith(".jsonl.gz")
+            else "original" if p.name.endswith(".jsonl") else _guess_by_content(path))
+
+
 def read_articles(path, fmt: str = "auto", *, paragraphs: dict[str, str] | None = None, top_k: int = 20,
                   strip_query_prefix: bool = False) -> Articles:
     """Read articles by format name (``original``, ``car``, ``workbench``, ``text``) or by the path's shape.
@@ -157,9 +170,7 @@ def read_articles(path, fmt: str = "auto", *, paragraphs: dict[str, str] | None 
     ``workbench``, ``{`` is ``original``, anything else a CAR run (which needs ``paragraphs``).
     """
     p = Path(path)
-    if fmt == "auto":
-        fmt = ("text" if p.is_dir() else "workbench" if p.name.endswith(".jsonl.gz")
-               else "original" if p.name.endswith(".jsonl") else _guess_by_content(path))
+    fmt = article_format(path, fmt)
     if fmt == "text":
         return read_text_dir(p)
     if fmt == "workbench":

@@ -124,9 +124,12 @@ def read_question_bank(path, fmt: str = "auto") -> QuestionBank:
 def _guess_bank_format(path) -> str:
     # read_head: from a pipe or standard input the head is read once and handed to the reader
     head = read_head(path).decode("utf-8", "replace").removeprefix("\ufeff").lstrip()
-    if head.startswith("["):
-        return "tqa"
-    first = head.split("\n", 1)[0]
+    if head.startswith("["):  # TQA lessons, or the records of a JSON lines bank as one JSON array
+        if '"query_id"' not in head:
+            return "tqa"
+        first = head
+    else:
+        first = head.split("\n", 1)[0]
     return "workbench" if '"items"' in first else "jsonl"
 
 
