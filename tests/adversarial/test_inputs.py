@@ -325,6 +325,49 @@ def test_a_json_array_reads_like_json_lines(command, inputs, capsys, monkeypatch
             assert got == expected, (name, indent, "pipe")
 
 
+@pytest.mark.parametrize("indent", [None, 1])
+def test_a_question_bank_as_a_json_array_reads_like_its_json_lines(indent, inputs, capsys, monkeypatch, tmp_path):
+    ident, argv, _ = next(c for c in _commands(inputs) if c[0] == "exam")
+    expected = _outcome("exam", argv, capsys, monkeypatch, tmp_path)
+    records = [json.loads(line) for line in inputs["bank.jsonl"].read_text(encoding="utf-8").splitlines()]
+    array = tmp_path / "bank.json"
+    array.write_text(json.dumps(records, indent=indent), encoding="utf-8")
+    changed = [str(array) if a == str(inputs["bank.jsonl"]) else a for a in argv]
+    assert _outcome("exam", changed, capsys, monkeypatch, tmp_path) == expected
+    assert _outcome("exam", changed, capsys, monkeypatch, tmp_path, channel="pipe", option_value=str(array),
+                    data=array.read_bytes()) == expected
+
+
+@pytest.mark.parametrize("layout", ["jsonl", "tsv"])
+def test_a_paragraph_collection_and_an_as2_file_from_a_pipe_read_like_the_file(layout, tmp_path):
+    from qascore.ava.data import read_as2
+    from qascore.exam.articles import read_paragraph_collection
+
+    rng = random.Random(layout)
+    ids = [f"p{i}" for i in range(800)]
+    texts = [_sentence(rng) for _ in ids]
+    if layout == "jsonl":
+        collection = _jsonl({"id": i, "text": t} for i, t in zip(ids, texts))
+        as2 = _jsonl({"question": _sentence(rng), "candidates": [{"sentence": t, "label": n % 2}
+                                                                 for n, t in enumerate(texts[k:k + 4])]}
+                     for k in range(0, 800, 4))
+    else:
+        collection = "".join(f"{i}\t{t}\n" for i, t in zip(ids, texts)).encode()
+        header = "QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel\n"
+        as2 = (header + "".join(f"Q{k // 4}\tq{k // 4}\tD\tT\tS{k}\t{t}\t{k % 2}\n"
+                                for k, t in enumerate(texts))).encode()
+    for reader, data in ((read_paragraph_collection, collection), (read_as2, as2)):
+        path = tmp_path / f"data.{layout}"
+        path.write_bytes(data)
+        read_end, write_end = os.pipe()
+        thread = _writer(lambda fd=write_end: open(fd, "wb"), data)
+        try:
+            assert reader(f"/dev/fd/{read_end}") == reader(path)
+        finally:
+            thread.join(5)
+            os.close(read_end)
+
+
 def _fails(argv, capsys, monkeypatch, tmp_path, fragment: str, **channel) -> None:
     """Exit 2, exactly one line on stderr holding ``fragment``, nothing on stdout, no file left."""
     before = set(tmp_path.rglob("*"))
@@ -386,6 +429,14 @@ def _option_cases():
         yield (f"ava aligned plain lines with {fields[0]}", {"q.txt": b"q\n", "r.txt": b"a\n", "p.txt": b"a\n"},
                ["ava", "score", "--model", "linear", "-q", "q.txt", "-r", "r.txt", "-p", "p.txt", *fields],
                f"{fields[0]} 'question" if fields[0] == "--question-field" else "--pred-field 'prediction'")
+    article = b'{"squid": "x:q", "title": "q", "paragraphs": [{"para_body": [{"text": "t"}]}]}\n'
+    bank = b'{"query_id": "q", "question_id": "1", "question": "q?", "choices": {"a": "t", "b": "u"}, "key": "a"}\n'
+    for option in (["--paragraphs", "paras.tsv"], ["--strip-query-prefix"]):
+        for name in ("sys.jsonl", "sys.articles"):
+            yield (f"exam {option[0]} with {name} read as original", {"bank.jsonl": bank, name: article,
+                                                                    "paras.tsv": b"p1\tt\n"},
+                   ["exam", "-q", "bank.jsonl", "--articles", name, *option],
+                   f"{option[0]} applies to CAR-style runs, but the articles are read as original")
     yield ("unclosed CSV quote", {"p.csv": b'0,"the cat\n1,a dog\n', "r.txt": lines},
            ["rouge", "-p", "p.csv", "-r", "r.txt", "--pred-field", "1", "--no-header"], "p.csv:2: invalid CSV")
     yield ("CSV column out of range", {"p.csv": b"a,b\nc,d\n", "r.txt": lines},
