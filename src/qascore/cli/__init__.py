@@ -109,7 +109,7 @@ def _run(argv: list[str], command: str | None, signals: StopSignals) -> int:
     args = parser.parse_args(argv)
     # Imported once the command line is parsed: qascore.io loads the compiled kernels (and
     # numpy), which ``qascore --help`` and usage errors need not wait for.
-    from ..errors import QascoreError
+    from ..errors import QascoreError, one_line
     from ..io import check_not_input, protect_inputs
 
     signals.start()
@@ -122,7 +122,7 @@ def _run(argv: list[str], command: str | None, signals: StopSignals) -> int:
         sys.stderr.close()
         return 0
     except MemoryError as exc:
-        _say(f"qascore {args.command}: error: {out_of_memory_message(exc, args)}")
+        _say(f"qascore {args.command}: error: {one_line(out_of_memory_message(exc, args))}")
         return USAGE_ERROR
     except (QascoreError, ValueError, TypeError, OSError, ImportError) as exc:
         if signals.received:  # a module that wraps an interrupted import in an ImportError of its own
@@ -223,7 +223,9 @@ def out_of_memory_message(exc: MemoryError, args: argparse.Namespace) -> str:
     for name in ("predictions", "references", "questions"):
         value = getattr(args, name, None)
         inputs.extend(value if isinstance(value, list) else [value] if value else [])
-    on = f" scoring {', '.join(map(str, inputs))}" if inputs else ""
+    from ..errors import display_name
+
+    on = f" scoring {', '.join(map(display_name, inputs))}" if inputs else ""
     detail = str(exc)  # numpy says how much it failed to get; the kernels say "out of memory in ..."
     what = detail if detail.startswith("out of memory") else f"out of memory ({detail})" if detail else "out of memory"
     fewer_threads = "--n-jobs 1 (each thread holds its own buffers) or " if hasattr(args, "n_jobs") else ""
