@@ -65,8 +65,8 @@ def _stdin_buffer():
 def standard_output() -> IO[str]:
     """Standard output; a closed one (``>&-`` in a shell) is a one-line error, not a traceback."""
     if sys.stdout is None:
-        raise OSError("standard output is closed (>&- in the shell); name an output file with -o FILE "
-                      "or redirect it, e.g. > results.txt")
+        raise OSError("standard output is closed (>&- in the shell); redirect it (> results.txt), or give "
+                      "-o FILE where the command takes one")
     return sys.stdout
 
 
