@@ -3,7 +3,9 @@
 Public API (stable; other modules import from ``qascore.stats`` only)
 ----------------------------------------------------------------------
 Correlation of two paired samples; each returns a ``CorrelationResult`` (``statistic``,
-``pvalue``, ``n``, ``signature``; unpacks as ``statistic, pvalue`` like scipy):
+``pvalue``, ``n``, ``signature``; unpacks and indexes as ``(statistic, pvalue)`` like scipy).
+Samples are any ordered iterable of numbers: lists, tuples, numpy arrays, pandas Series,
+generators:
 
 - ``kendalltau(x, y, *, variant='b'|'a'|'c', method='auto'|'exact'|'asymptotic',
   alternative='two-sided'|'less'|'greater', nan_policy='propagate'|'raise'|'omit')`` --

@@ -24,7 +24,7 @@ def as_float_array(values, name: str, ndim: int, order_only: bool = False) -> np
     (rank statistics), integers beyond 2**53, which float64 would round into false ties, are
     replaced by their dense ranks: the same order and ties, exactly.
     """
-    raw = values if isinstance(values, np.ndarray) else np.asarray(values)
+    raw = values if isinstance(values, np.ndarray) else np.asarray(as_sequence(values, name))
     if raw.dtype == object:
         is_none = np.frompyfunc(lambda v: v is None, 1, 1)(raw).astype(bool)
         if is_none.any():
@@ -47,6 +47,22 @@ def as_float_array(values, name: str, ndim: int, order_only: bool = False) -> np
         shape = "a 1-D sequence" if ndim == 1 else "a 2-D array (rows x items)"
         raise ValueError(f"{name} must be {shape}, got an array of shape {arr.shape}")
     return np.ascontiguousarray(arr)
+
+
+def as_sequence(values, name: str):
+    """``values`` itself when numpy can read it as an array (a list, tuple, range, an array or
+    anything with ``__array__``, such as a pandas Series); any other ordered iterable (a
+    generator, ``map``, ``zip``, ...) as a list, read once. A set or a dict has no order to pair
+    samples by, and a str is one value, not a sample: both are TypeErrors."""
+    if isinstance(values, (list, tuple, range)) or hasattr(values, "__array__"):
+        return values
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of numbers, not a single {type(values).__name__}")
+    if isinstance(values, (set, frozenset, dict)):
+        raise TypeError(f"{name} must be an ordered sequence of numbers, not a {type(values).__name__}")
+    if hasattr(values, "__iter__"):
+        return list(values)
+    return values  # a scalar: numpy makes it a 0-d array, refused by the caller's shape check
 
 
 def _has_inexact_integers(raw: np.ndarray) -> bool:
