@@ -928,17 +928,58 @@ def _dense_ranks_from_order(order, sorted_values, ranks):
 
 
 @njit(**_JIT)
-def kendall_rank_keys(px, xs, py, ys, counts):
-    """Tie statistics of x and y into counts, and keys x_rank * n_y_levels + y_rank to be sorted."""
+def _discordant_and_joint_ties(xs, yseq, levels):
+    """(discordant pairs, pairs tied in both x and y) of items in x order: xs sorted, yseq their
+    y ranks in [0, levels). A Fenwick tree holds the y ranks of every item of smaller x: each run
+    of tied x is first counted against it (earlier items of larger y rank are discordant), then
+    added, so ties in x need no sort (as scipy's _kendall_dis). Every 2**14-th cell is skipped,
+    as there, so the tree's power-of-two strides do not all fall in the same cache sets."""
+    n = xs.shape[0]
+    size = levels + 1
+    tree = np.zeros(size + (size >> 14) + 1, np.int64)
+    in_run = np.zeros(levels, np.int64)  # y ranks seen so far in the current run of tied x
+    dis = 0
+    ntie = 0
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and xs[j] == xs[i]:
+            j += 1
+        for k in range(i, j):
+            v = yseq[k]
+            idx = v + 1
+            at_most = 0  # earlier items (smaller x) with y rank <= v
+            while idx > 0:
+                at_most += tree[idx + (idx >> 14)]
+                idx &= idx - 1
+            dis += i - at_most
+            ntie += in_run[v]
+            in_run[v] += 1
+        for k in range(i, j):
+            v = yseq[k]
+            in_run[v] = 0
+            idx = v + 1
+            while idx < size:
+                tree[idx + (idx >> 14)] += 1
+                idx += idx & -idx
+        i = j
+    return dis, ntie
+
+
+@njit(**_JIT)
+def kendall_counts_from_orders(px, xs, py, ys, counts):
+    """Pair counts (layout K_*) of one pair from numpy's orders: px, py sort x and y, xs = x[px],
+    ys = y[py]. y's dense ranks, read in x's order, go through one Fenwick tree pass: no sort
+    beyond numpy's two (the key sort of x rank then y rank is not needed)."""
     n = px.shape[0]
-    xr = np.empty(n, np.int64)
     yr = np.empty(n, np.int64)
-    _dense_ranks_from_order(px, xs, xr)
     ny = _dense_ranks_from_order(py, ys, yr)
     xtie, x0, x1, nxd = _run_stats(xs)
     ytie, y0, y1, nyd = _run_stats(ys)
+    dis, ntie = _discordant_and_joint_ties(xs, yr[px], ny)  # y ranks read in x order
+    tot = n * (n - 1) // 2
     counts[K_N] = n
-    counts[K_TOT] = n * (n - 1) // 2
+    counts[K_TOT] = tot
     counts[K_XTIE] = xtie
     counts[K_YTIE] = ytie
     counts[K_X0] = x0
@@ -947,30 +988,9 @@ def kendall_rank_keys(px, xs, py, ys, counts):
     counts[K_Y1] = y1
     counts[K_NXD] = nxd
     counts[K_NYD] = nyd
-    keys = np.empty(n, np.int64)
-    for i in range(n):
-        keys[i] = xr[i] * ny + yr[i]
-    return keys, ny
-
-
-@njit(**_JIT)
-def kendall_from_sorted_keys(keys, ny, counts):
-    """Joint ties and discordant pairs from the sorted keys (order by x rank, then y rank)."""
-    n = keys.shape[0]
-    ntie = 0
-    i = 0
-    while i < n:
-        j = i + 1
-        while j < n and keys[j] == keys[i]:
-            j += 1
-        c = j - i
-        ntie += c * (c - 1) // 2
-        i = j
-    yseq = keys % ny
-    dis = _count_inversions(yseq, np.empty(n, np.int64))
     counts[K_NTIE] = ntie
     counts[K_DIS] = dis
-    counts[K_CON] = counts[K_TOT] - counts[K_XTIE] - counts[K_YTIE] + ntie - dis
+    counts[K_CON] = tot - xtie - ytie + ntie - dis
 
 
 # ---------------------------------------------------------------- streaming Poisson bootstrap

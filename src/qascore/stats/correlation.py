@@ -7,6 +7,7 @@ code path: the batch kernels run rows in parallel, p-values are vectorised over 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -20,9 +21,27 @@ _KENDALL_CODES = {"a": K.KENDALL_A, "b": K.KENDALL_B, "c": K.KENDALL_C}
 _ALT_CODES = {"two-sided": 0, "less": 1, "greater": 2}
 
 
+class _StatisticPvalue:
+    """Tuple-like as scipy's results: ``statistic, pvalue = res``, ``res[0]``, ``res[-1]``,
+    ``len(res) == 2``, and the attributes (``res.statistic``, ``res.pvalue``) beside them."""
+
+    __slots__ = ()
+    statistic: Any
+    pvalue: Any
+
+    def __iter__(self):
+        return iter((self.statistic, self.pvalue))
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index):
+        return (self.statistic, self.pvalue)[index]
+
+
 @dataclass(frozen=True)
-class CorrelationResult:
-    """One correlation: unpacks as ``statistic, pvalue`` like scipy's results.
+class CorrelationResult(_StatisticPvalue):
+    """One correlation: unpacks and indexes as ``(statistic, pvalue)`` like scipy's results.
 
     pvalue is None for statistics without a test here (gamma); n is the number of pairs used
     (after nan_policy='omit').
@@ -37,21 +56,16 @@ class CorrelationResult:
     def correlation(self) -> float:
         return self.statistic
 
-    def __iter__(self):
-        return iter((self.statistic, self.pvalue))
-
 
 @dataclass(frozen=True)
-class RowsResult:
-    """Row-wise correlations of two (rows x items) arrays; arrays of length rows."""
+class RowsResult(_StatisticPvalue):
+    """Row-wise correlations of two (rows x items) arrays; arrays of length rows. Unpacks and
+    indexes as ``(statistic, pvalue)``."""
 
     statistic: np.ndarray
     pvalue: np.ndarray | None
     n: np.ndarray
     signature: str
-
-    def __iter__(self):
-        return iter((self.statistic, self.pvalue))
 
 
 def _rows_of(x, y, batched: bool, name: str, nan_policy: str, finite: bool):
@@ -122,9 +136,7 @@ def _kendall_counts_large(x, y, omit, counts, nan_rows):
         x, y = x[~nan], y[~nan]
     px = np.argsort(x)
     py = np.argsort(y)
-    keys, ny = K.kendall_rank_keys(px, x[px], py, y[py], counts)
-    keys.sort()
-    K.kendall_from_sorted_keys(keys, ny, counts)
+    K.kendall_counts_from_orders(px, x[px], py, y[py], counts)
 
 
 def _kendall_pvalues(counts, method, alternative, undefined):
