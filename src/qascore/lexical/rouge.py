@@ -189,6 +189,8 @@ def _encode_sentences(texts, tokenizer, vocab, split_summaries, n_jobs) -> _Sent
     sentences: list[str] = []
     sent_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
     for i, text in enumerate(texts):
+        if type(text) is not str:  # a str subclass (validated) is split by its characters, not its methods
+            text = str.__str__(text)
         sentences.extend(split_sentences(text, split_summaries))
         sent_offsets[i + 1] = len(sentences)
     return _SentencePacked(tokenizer.encode_batch(sentences, vocab, n_jobs=n_jobs), sent_offsets)
