@@ -1,7 +1,8 @@
 """The one validation layer at the public boundary: every method checks its arguments here, once,
 so kernels can trust what they are given.
 
-Texts (:func:`check_text_batch`, :func:`check_texts`, :func:`check_encodable`), paired lengths
+Texts (:func:`as_text`, :func:`as_list`, :func:`plain_strs`, :func:`check_text_batch`,
+:func:`check_texts`, :func:`check_encodable`), paired lengths
 (:func:`check_same_length`), options (:func:`check_choice`, :func:`check_flag`, :func:`check_int`,
 :func:`check_real`, :func:`check_weight`) and numeric samples (:func:`as_real_array`). Every
 message names the argument and, inside a batch, the row: ``predictions[3] must be str, got
@@ -22,6 +23,50 @@ MAX_ORDER = 2**16
 
 
 # -- texts --------------------------------------------------------------------------------------
+# Texts are accepted as the peers accept them: any str, subclasses included (numpy.str_, what
+# indexing a numpy string array gives), in any ordered iterable (list, tuple, numpy array, pandas
+# Series, generator). A subclass is read by its characters: it becomes the plain str holding them
+# (str.__str__ of the base type, never the subclass's own methods), so every kernel gets exact str.
+def as_text(value, name: str) -> str:
+    """One text as a plain ``str``; anything that is not a str is a TypeError naming ``name``."""
+    if type(value) is str:
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)  # the base type's slot: a plain copy of the characters
+    raise TypeError(f"{name} must be str, got {type(value).__name__}")
+
+
+def plain_strs(items: list) -> int:
+    """In place: every str subclass in the list ``items`` replaced by the plain str of its
+    characters. Returns -1, or the index of the first item that is not a str at all."""
+    if set(map(type, items)) <= {str}:  # the common case: one C-level pass, nothing to replace
+        return -1
+    for index, item in enumerate(items):
+        if type(item) is not str:
+            if not isinstance(item, str):
+                return index
+            items[index] = str.__str__(item)
+    return -1
+
+
+def as_list(values, name: str, what: str = "a sequence of strings", *, ndim: int = 1) -> list:
+    """A batch argument read once into a new list: a numpy array by ``tolist()`` (a string array
+    gives plain str; ``ndim=2`` also takes a 2-D array, as a list of row lists), any other
+    iterable by ``list()``. A single str or bytes, a set or a dict (no order to pair rows by),
+    None and non-iterables are TypeErrors naming ``name``."""
+    if isinstance(values, np.ndarray):
+        if not 1 <= values.ndim <= ndim:
+            raise TypeError(f"{name} must be {what}, got a {values.ndim}-D array of shape {values.shape}")
+        return values.tolist()
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be {what}, not a single {type(values).__name__}")
+    if isinstance(values, (set, frozenset, dict)):
+        raise TypeError(f"{name} must be {what} in order, not a {type(values).__name__}")
+    if values is None or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be {what}, got {type(values).__name__}")
+    return list(values)
+
+
 def check_texts(texts, what: str = "texts") -> None:
     """Raise a TypeError naming the first element that is not a str (None included)."""
     if isinstance(texts, (list, tuple)):
@@ -50,13 +95,12 @@ def check_encodable(texts, what: str = "texts") -> None:
 
 
 def check_text_batch(texts, name: str) -> list:
-    """Validate a batch of strings once at the API boundary and return it as a list."""
-    if isinstance(texts, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of strings, not a single {type(texts).__name__}")
-    if texts is None or not hasattr(texts, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of strings, got {type(texts).__name__}")
-    out = list(texts)
-    check_texts(out, name)
+    """Validate a batch of strings once at the API boundary and return it as a new list of plain
+    str (:func:`as_list`, :func:`plain_strs`)."""
+    out = as_list(texts, name)
+    index = plain_strs(out)
+    if index >= 0:
+        raise TypeError(f"{name}[{index}] must be str, got {type(out[index]).__name__}")
     return out
 
 

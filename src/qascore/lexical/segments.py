@@ -10,7 +10,7 @@ from operator import is_not
 
 import numpy as np
 
-from ..validate import check_same_length, check_text_batch
+from ..validate import as_list, check_same_length, check_text_batch, plain_strs
 
 
 @dataclass
@@ -24,10 +24,11 @@ class Segments:
     groups: np.ndarray
 
 
-def _first_non_string(items) -> int | None:
-    if set(map(type, items)) <= {str}:  # one C-level pass; the slow search only names the culprit
-        return None
-    return next((k for k, x in enumerate(items) if not isinstance(x, str)), None)
+def _first_non_string(lines: list) -> int | None:
+    """Index of the first line that is not a str; str subclasses (numpy.str_, ...) become plain
+    str in place, so the kernels (the 13a and chrF tokenisers take exact str) read them."""
+    index = plain_strs(lines)  # one C-level pass of the types when all are plain str
+    return None if index < 0 else index
 
 
 def _interleave(hypotheses: list, references: list) -> tuple[list, np.ndarray]:
@@ -72,10 +73,10 @@ def segment_lines(hypotheses, references) -> Segments:
     as :class:`Segments`. Every hypothesis needs at least one reference."""
     if isinstance(hypotheses, str):
         raise TypeError("hypotheses must be a sequence of strings, not a single string")
-    hypotheses = list(hypotheses)
+    hypotheses = as_list(hypotheses, "hypotheses")
     if isinstance(references, str):
         raise TypeError("references must be a sequence of reference lists, not a single string")
-    references = list(references)
+    references = as_list(references, "references", "a sequence of reference lists", ndim=2)
     check_same_length(hypotheses, references, "hypotheses", "references")
     if set(map(type, references)) <= {list, tuple}:
         lines, hyp_rows = _interleave(hypotheses, references)

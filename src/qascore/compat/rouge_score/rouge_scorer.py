@@ -28,7 +28,7 @@ from ..._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tok
 from ..._kernels.rouge_raw import PairScorer
 from ..._kernels.score_rows import score_rows
 from ..._parallel import resolve_n_jobs, threads_for
-from ...validate import check_texts
+from ...validate import as_text, check_texts
 from ...lexical.rouge import (_NGRAM_TYPE, _pair_work, counts_from_raw_strings, parse_rouge_types, rouge,
                               split_sentences)
 from ...text import RougeTokenizer, Vocabulary
@@ -100,13 +100,12 @@ class RougeScorer(scoring.BaseScorer):
 
     # ------------------------------------------------------------ one pair
     def score(self, target, prediction):
-        """Scores of ``prediction`` against ``target`` (target first, as in rouge-score)."""
+        """Scores of ``prediction`` against ``target`` (target first, as in rouge-score). Str
+        subclasses (``numpy.str_``) are scored by their characters, as rouge-score does."""
+        if type(target) is not str or type(prediction) is not str:  # the kernels take exact str
+            target, prediction = as_text(target, "target"), as_text(prediction, "prediction")
         if self._pair is not None:
             return self._pair.score(target, prediction)
-        if not isinstance(target, str):
-            raise TypeError(f"target must be str, got {type(target).__name__}")
-        if not isinstance(prediction, str):
-            raise TypeError(f"prediction must be str, got {type(prediction).__name__}")
         result = {}
         if self._whole_text:
             if self._encode is not None:

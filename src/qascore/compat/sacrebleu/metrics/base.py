@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ....lexical.segments import Segments, segments_from_streams
+from ....validate import as_list
 from ..version import __version__
 
 logger = logging.getLogger("qascore.compat.sacrebleu")
@@ -110,8 +111,15 @@ class Signature:
     __repr__ = __str__
 
 
-def _is_sequence(value) -> bool:
-    return isinstance(value, Sequence) and not isinstance(value, str)
+def _as_lines(values, message: str, ndim: int = 1) -> list:
+    """A sequence of strings as a new list: any ordered iterable (sacrebleu's sequences, numpy
+    arrays, pandas Series, generators), read once; a single str, a set or a non-iterable is a
+    TypeError with sacrebleu's ``message``. Str subclasses are made plain str when the lines are
+    laid out (:func:`qascore.lexical.segments.segments_from_streams`)."""
+    try:
+        return as_list(values, "", ndim=ndim)
+    except TypeError:
+        raise TypeError(message) from None
 
 
 def _all_str(items) -> bool:
@@ -122,12 +130,13 @@ def _all_str(items) -> bool:
 def reference_streams(streams, n_hypotheses: int | None = None) -> list[list]:
     """sacrebleu's reference streams checked for shape: a non-empty sequence of sequences of
     equal length (``n_hypotheses`` when given), as lists."""
-    if not _is_sequence(streams) or not streams:
-        raise TypeError("references must be a non-empty sequence of reference streams (sequences of strings)")
-    streams = [s if type(s) is list else list(s) if _is_sequence(s) else s for s in streams]
+    message = "references must be a non-empty sequence of reference streams (sequences of strings)"
+    streams = _as_lines(streams, message, ndim=2)  # a 2-D array: one stream per row
+    if not streams:
+        raise TypeError(message)
+    streams = [s if type(s) is list else _as_lines(s, f"reference stream {j} must be a sequence of strings, got "
+                                                      f"{type(s).__name__}") for j, s in enumerate(streams)]
     for j, stream in enumerate(streams):
-        if not isinstance(stream, list):
-            raise TypeError(f"reference stream {j} must be a sequence of strings, got {type(stream).__name__}")
         if len(stream) != len(streams[0]):
             raise ValueError(f"reference stream {j} has {len(stream)} lines but stream 0 has {len(streams[0])}")
     if n_hypotheses is not None and len(streams[0]) != n_hypotheses:
@@ -176,7 +185,8 @@ class Metric:
     def _extract_corpus_statistics(self, hypotheses, references) -> np.ndarray:
         """Per-segment statistics, one row per hypothesis (sacrebleu's column layout)."""
         hypotheses = list(hypotheses)
-        if references:
+        # sacrebleu's truth test (an empty list means the cache), safe for arrays and iterators
+        if references is not None and (len(references) > 0 if hasattr(references, "__len__") else True):
             segments, self.num_refs = segments_from_streams(hypotheses, reference_streams(references, len(hypotheses)))
         elif self._ref_cache is not None:
             if len(self._ref_cache[0]) != len(hypotheses):
@@ -199,39 +209,43 @@ class Metric:
         rows = np.asarray(stats, dtype=self._STAT_DTYPE)
         return self._compute_score_from_stats(rows[0] if len(rows) == 1 else rows.sum(axis=0))
 
-    def _check_sentence_score_args(self, hypothesis, references) -> None:
+    def _check_sentence_score_args(self, hypothesis, references) -> list:
+        """``references`` as a list, once the arguments are checked."""
         prefix = type(self).__name__
         if not isinstance(hypothesis, str):
             raise TypeError(f"{prefix}: The argument `hyp` should be a string.")
-        if not _is_sequence(references):
-            raise TypeError(f"{prefix}: The argument `refs` should be a sequence of strings.")
+        references = _as_lines(references, f"{prefix}: The argument `refs` should be a sequence of strings.")
         if not references:
             raise ValueError(f"{prefix}: `refs` is empty; give at least one reference.")
         for k, ref in enumerate(references):
             if not isinstance(ref, str) and ref is not None:
                 raise TypeError(f"{prefix}: refs[{k}] should be a string, got {type(ref).__name__}.")
+        return references
 
-    def _check_corpus_score_args(self, hypotheses, references) -> None:
+    def _check_corpus_score_args(self, hypotheses, references) -> list:
+        """``hypotheses`` as a list, once the arguments are checked."""
         prefix = type(self).__name__
-        if not _is_sequence(hypotheses):
-            raise TypeError(f"{prefix}: `hyps` should be a sequence of strings.")
+        hypotheses = _as_lines(hypotheses, f"{prefix}: `hyps` should be a sequence of strings.")
         for i, hyp in enumerate(() if _all_str(hypotheses) else hypotheses):
             if not isinstance(hyp, str):
                 what = "Undefined line in hypotheses stream" if hyp is None else f"got {type(hyp).__name__}"
                 raise TypeError(f"{prefix}: hyps[{i}] should be a string ({what}).")
-        if references is not None and not _is_sequence(references):
+        if references is not None and (isinstance(references, str) or not hasattr(references, "__iter__")):
             raise TypeError(f"{prefix}: `refs` should be a sequence of sequence of strings.")
+        return hypotheses
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
         """The metric of one hypothesis against its references (one string each)."""
-        self._check_sentence_score_args(hypothesis, references)
+        references = self._check_sentence_score_args(hypothesis, references)
         stats = self._extract_corpus_statistics([hypothesis], [[ref] for ref in references])
         return self._aggregate_and_compute(stats)
 
     def corpus_score(self, hypotheses: Sequence[str], references, n_bootstrap: int = 1) -> Score:
         """The metric of a corpus against reference streams (``None``: the cached references);
-        ``n_bootstrap > 1`` adds a 95% bootstrap interval (seed: ``SACREBLEU_SEED``, default 12345)."""
-        self._check_corpus_score_args(hypotheses, references)
+        ``n_bootstrap > 1`` adds a 95% bootstrap interval (seed: ``SACREBLEU_SEED``, default 12345).
+        Hypotheses and streams may be any ordered iterables of strings (numpy arrays, pandas
+        Series, generators: read once), str subclasses included, where sacrebleu takes sequences."""
+        hypotheses = self._check_corpus_score_args(hypotheses, references)
         stats = self._extract_corpus_statistics(hypotheses, references)
         score = self._aggregate_and_compute(stats)
         if n_bootstrap > 1:
