@@ -119,7 +119,10 @@ def ray_job(metric: str, table: pa.Table, options: dict, cpus: int, concurrency:
 
     def job():
         ds = ray.data.from_arrow(blocks)
-        ray_options = {"batch_size": batch, **({"concurrency": concurrency} if concurrency else {})}
+        ray_options: dict = {"batch_size": batch}
+        if concurrency:  # a fixed pool: actors for AVA, tasks for the lexical metrics (Ray's compute, not concurrency)
+            pool = ray.data.ActorPoolStrategy if metric == "ava" else ray.data.TaskPoolStrategy
+            ray_options["compute"] = pool(size=concurrency)
         scored = score_dataset(ds, metric, map_batches_kwargs=ray_options, **options)
         out = pa.concat_tables(ray.get(scored.to_arrow_refs()))
         assert out.num_rows == table.num_rows

@@ -83,3 +83,25 @@ def test_score_batches_is_a_callable_class(shared_data):
     rows = pair_rows(shared_data, 50)
     scored = ScoreBatches("rouge", rouge_types=["rouge2"])(pa.table(rows))
     assert scored.schema.names[-3:] == ["rouge2_precision", "rouge2_recall", "rouge2_fmeasure"]
+
+
+class RecordingDataset:
+    """Stands in for a Dataset: records what score_dataset passes to map_batches."""
+
+    def map_batches(self, fn, **kwargs):
+        self.fn, self.kwargs = fn, kwargs
+        return self
+
+
+def test_ava_actor_pool_uses_compute_not_the_deprecated_concurrency():
+    # Ray 2.51 deprecated map_batches(concurrency=...) and warns on every call; the default AVA
+    # pool is an autoscaling ActorPoolStrategy from one actor
+    ds = score_dataset(RecordingDataset(), "ava", model="linear")
+    assert ds.fn is ScoreBatches and "concurrency" not in ds.kwargs
+    pool = ds.kwargs["compute"]
+    assert isinstance(pool, ray.data.ActorPoolStrategy) and pool.min_size == 1 and pool.max_size >= 1
+    fixed = ray.data.ActorPoolStrategy(size=2)
+    ds = score_dataset(RecordingDataset(), "ava", model="linear", map_batches_kwargs={"compute": fixed})
+    assert ds.kwargs["compute"] is fixed and "concurrency" not in ds.kwargs
+    ds = score_dataset(RecordingDataset(), "rouge")  # lexical metrics: Ray tasks, no pool set
+    assert "compute" not in ds.kwargs and "concurrency" not in ds.kwargs

@@ -3,12 +3,12 @@
 ``score_dataset(ds, "rouge", rouge_types=["rougeL"], use_stemmer=True)`` returns a Dataset with
 every input column and the score columns of :mod:`qascore.integrations.batches`. Metric options
 are the in-process keywords; Ray's own options for ``Dataset.map_batches`` go in one separate
-argument, ``map_batches_kwargs`` (``num_gpus``, ``concurrency``, ``batch_size``, ``num_cpus``,
+argument, ``map_batches_kwargs`` (``num_gpus``, ``compute``, ``batch_size``, ``num_cpus``,
 ...), so no name means two things.
 
 Lexical metrics run as Ray tasks, each scoring its batches on one thread. AVA runs in a pool of
-actors (``concurrency``; by default a pool that grows from one actor to one per CPU of the
-cluster), each holding one ONNX Runtime session with ``num_cpus`` intra-op threads set explicitly
+actors (``compute=ray.data.ActorPoolStrategy(...)``; by default a pool that grows from one actor
+to one per CPU of the cluster), each holding one ONNX Runtime session with ``num_cpus`` intra-op threads set explicitly
 (Ray sets ``OMP_NUM_THREADS=1`` in workers, which would otherwise decide it); for CUDA pass
 ``device="cuda"`` and ``map_batches_kwargs={"num_gpus": 1}``. Needs the ``ray`` extra (``ray[data]``).
 """
@@ -43,7 +43,9 @@ def score_dataset(ds, metric: str, *, prediction_column: str = "prediction", ref
     ``TER`` or :class:`qascore.ava.Ava`); ``n_jobs`` defaults to the CPUs each task or actor is
     given (``num_cpus``, default 1). ``batch_format``: ``"pyarrow"`` (default) or ``"pandas"``.
     ``map_batches_kwargs``: passed to ``Dataset.map_batches`` as they are (``batch_size`` defaults
-    to 4096; for AVA ``concurrency`` defaults to ``(1, cluster CPUs // num_cpus)``, an autoscaling actor pool).
+    to 4096; for AVA ``compute`` defaults to ``ray.data.ActorPoolStrategy(min_size=1, max_size=cluster CPUs //
+    num_cpus)``, an autoscaling actor pool). Ray 2.51 deprecated ``concurrency`` in favour of ``compute``:
+    pass ``compute=ray.data.ActorPoolStrategy(size=n)`` for a fixed pool of n actors.
     """
     import ray
 
@@ -64,7 +66,10 @@ def score_dataset(ds, metric: str, *, prediction_column: str = "prediction", ref
             # an autoscaling pool from one actor: a pool pinned at every CPU would leave none to the
             # tasks that feed it (reads, repartitions) and stall them
             total = int(ray.cluster_resources().get("CPU", 1)) if ray.is_initialized() else 1
-            ray_options["concurrency"] = (1, max(1, int(total // max(cpus, 1))))
+            # compute, not concurrency: Ray deprecated concurrency (2.51) and warns on every call
+            from ray.data import ActorPoolStrategy
+
+            ray_options["compute"] = ActorPoolStrategy(min_size=1, max_size=max(1, int(total // max(cpus, 1))))
         return ds.map_batches(ScoreBatches, fn_constructor_args=(metric,), fn_constructor_kwargs=arguments,
                               batch_format=batch_format, **ray_options)
     return ds.map_batches(scorer, batch_format=batch_format, **ray_options)
