@@ -61,7 +61,7 @@ def as_list(values, name: str, what: str = "a sequence of strings", *, ndim: int
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name} must be {what}, not a single {type(values).__name__}")
     if isinstance(values, (set, frozenset, dict)):
-        raise TypeError(f"{name} must be {what} in order, not a {type(values).__name__}")
+        raise TypeError(f"{name} must be {what}, not a {type(values).__name__} (no order to pair rows by)")
     if values is None or not hasattr(values, "__iter__"):
         raise TypeError(f"{name} must be {what}, got {type(values).__name__}")
     return list(values)

@@ -211,17 +211,55 @@ def test_generated_texts_score_alike_in_any_container(texts, data):
         assert call(make(texts), make(refs), make(refs)) == call(list(texts), list(refs), list(refs))
 
 
-def test_single_strings_and_non_strings_are_still_refused():
-    with pytest.raises(TypeError, match="not a single"):
-        BLEU().score(np.str_("a b"), [["a b"]])
-    with pytest.raises(TypeError, match=r"predictions\[1\] must be str, got NAType|predictions\[1\]"):
-        if pd is None:
-            raise TypeError("predictions[1] (pandas absent)")
-        Rouge().score(pd.Series(["a", None], dtype="string"), ["a", "b"])
-    with pytest.raises(TypeError, match="target must be str, got bytes"):
-        compat_rs.RougeScorer(["rouge1"]).score(b"a", "a")
-    with pytest.raises(TypeError, match=r"hypotheses\[1\] must be str, got int"):
-        CHRF().score(np.array(["a", 3], dtype=object), [["a"], ["b"]])
+# Batches with no order, single strings and non-strings stay errors that name the argument.
+REFUSED = [
+    ("rouge() set", lambda: rouge({"a", "b"}, ["a", "b"]),  # type: ignore[arg-type]  # the case under test
+     r"predictions must be .*not a set"),
+    ("rouge() numpy.str_ batch", lambda: rouge(np.str_("a b"), ["a b"]), r"predictions must be .*not a single str"),
+    ("rouge() dict references", lambda: rouge(["a"], {"a": 1}), r"references must be .*not a dict"),
+    ("BLEU set", lambda: BLEU().score({"a"}, [["a"]]), r"hypotheses must be .*not a set"),
+    ("BLEU numpy.str_ batch", lambda: BLEU().score(np.str_("a b"), [["a b"]]), r"not a single string"),
+    ("CHRF int in an object array", lambda: CHRF().score(np.array(["a", 3], dtype=object), [["a"], ["b"]]),
+     r"hypotheses\[1\] must be str, got int"),
+    ("TER 3-D array", lambda: TER().score(np.array([[["a"]]]), [["a"]]), r"hypotheses must be .*3-D array"),
+    ("compat corpus_bleu set", lambda: compat_sb.corpus_bleu({"a"}, [["a"]]), r"`hyps` should be a sequence"),
+    ("compat sentence_bleu set refs", lambda: compat_sb.sentence_bleu("a", {"a"}), r"`refs` should be a sequence"),
+    ("compat RougeScorer bytes", lambda: compat_rs.RougeScorer(["rouge1"]).score(b"a", "a"),
+     r"target must be str, got bytes"),
+    ("compat RougeScorer None", lambda: compat_rs.RougeScorer(["rouge1"]).score("a", None),
+     r"prediction must be str, got NoneType"),
+    ("Ava set", lambda: Ava("linear").score({"q"}, ["r"], ["t"]), r"questions must be .*not a set"),
+    ("Ava numpy.str_ references", lambda: Ava("linear").score(["q"], np.str_("r"), ["t"]),
+     r"references must be .*not a single str"),
+]
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=[c[0] for c in REFUSED])
+def test_unordered_batches_single_strings_and_non_strings_are_refused(case):
+    _, call, match = case
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+def test_a_missing_value_in_a_pandas_string_series_is_refused_by_row():
+    series = _series(["a", None], "string")
+    with pytest.raises(TypeError, match=r"predictions\[1\] must be str, got NAType"):
+        Rouge().score(series, ["a", "b"])
+    with pytest.raises(TypeError, match=r"hypotheses\[1\] must be str, got NAType"):
+        BLEU().score(series, [["a"], ["b"]])
+
+
+# Per-item reference lists as a 2-D numpy array (one row per item) read as lists of rows.
+def test_two_dimensional_reference_arrays_are_rows_of_references():
+    refs = [[a, b] for a, b in zip(REFERENCES, SECOND_REFS)]
+    grid = np.array(refs)
+    assert _columns(Rouge(["rouge1", "rougeL"]).score(PREDICTIONS, grid)) == \
+        _columns(Rouge(["rouge1", "rougeL"]).score(PREDICTIONS, refs))
+    assert _columns(BLEU().score(PREDICTIONS, grid)) == _columns(BLEU().score(PREDICTIONS, refs))
+    assert _columns(Ava("linear").score(QUESTIONS, grid, PREDICTIONS)) == \
+        _columns(Ava("linear").score(QUESTIONS, refs, PREDICTIONS))
+    assert _plain(compat_sb.corpus_chrf(PREDICTIONS, np.array([REFERENCES, SECOND_REFS]))) == \
+        _plain(sacrebleu.corpus_chrf(PREDICTIONS, [REFERENCES, SECOND_REFS]))
 
 
 # ---------------------------------------------------------------- statistics

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..text.answers import contains_answer, normalise_answer
-from ..validate import check_choice, check_text_batch
+from ..validate import as_list, check_choice, check_text_batch
 
 
 def check_lengths(questions, references, candidates) -> int:
@@ -32,12 +32,12 @@ def check_triples(questions, references, candidates) -> tuple[list, list, list]:
     """
     questions = check_text_batch(questions, "questions")
     candidates = check_text_batch(candidates, "candidates")
-    if isinstance(references, (str, bytes)):
-        raise TypeError("references must be a sequence (a string or a list of strings per example), "
-                        "not a single string")
-    references = list(references)
+    references = as_list(references, "references", "a sequence (a string or a list of strings per example)",
+                         ndim=2)
     for i, refs in enumerate(references):
         if isinstance(refs, str):
+            if type(refs) is not str:  # a subclass (numpy.str_) as the plain str of its characters
+                references[i] = str.__str__(refs)
             continue
         if not isinstance(refs, (list, tuple)) or not all(isinstance(ref, str) for ref in refs):
             raise TypeError(f"references[{i}] must be a str or a list of str, got {type(refs).__name__}"

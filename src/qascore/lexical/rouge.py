@@ -27,7 +27,7 @@ from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
 from .._kernels.text_encode import first_non_str
 from .._parallel import pool_threads, resolve_n_jobs, threads_for
 from ..errors import QascoreError
-from ..validate import check_choice, check_flag, check_same_length, check_weight
+from ..validate import as_list, check_choice, check_flag, check_same_length, check_weight
 from ..metric import CorpusScore, ExampleScores, ExactSum, Metric, Statistics, mean_statistics, mean_values
 from ..signature import make_signature
 from ..text import PackedTokens, RougeTokenizer, Vocabulary, get_tokenizer
@@ -120,9 +120,11 @@ def rouge_signature(rouge_types: tuple[str, ...], tokenizer_name, use_stemmer, m
 # ---------------------------------------------------------------- input shaping
 def _flatten_references(references, n_predictions: int) -> tuple[Sequence[str], np.ndarray]:
     """References as one flat sequence plus group offsets: prediction i owns refs[g[i]:g[i+1]]."""
-    if isinstance(references, str):
-        raise TypeError("references must be a sequence (one string or list of strings per prediction), not a str")
-    references = tuple(references)  # a tuple goes to the raw-string kernel without another copy
+    # a tuple goes to the raw-string kernel without another copy; any other ordered iterable (a
+    # numpy array, 2-D too, a pandas Series, a generator) is read once by as_list
+    references = tuple(references if isinstance(references, (list, tuple)) else
+                       as_list(references, "references", "a sequence (one string or list of strings per prediction)",
+                               ndim=2))
     check_same_length(references, range(n_predictions), "references", "predictions")
     if first_non_str(references) < 0:  # one reference each, without a Python loop
         return references, np.arange(n_predictions + 1, dtype=np.int64)
@@ -347,9 +349,8 @@ def rouge(
     gamma = check_weight(gamma, "gamma")
     use_stemmer = check_flag(use_stemmer, "use_stemmer")
     split_summaries = check_flag(split_summaries, "split_summaries")
-    if isinstance(predictions, str):
-        raise TypeError("predictions must be a sequence of strings, not a single str")
-    predictions = tuple(predictions)  # our own copy, read by the kernels without another
+    # our own copy, read by the kernels without another (as_list: any other ordered iterable)
+    predictions = tuple(predictions if isinstance(predictions, (list, tuple)) else as_list(predictions, "predictions"))
     check_texts(predictions, "predictions")
     flat_refs, groups = _flatten_references(references, len(predictions))
     tok = _resolve_tokenizer(tokenizer, use_stemmer)
