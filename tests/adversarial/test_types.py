@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import sacrebleu
 import scipy.stats
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer as peer_rouge
 
@@ -201,10 +201,9 @@ def test_pair_entry_points_read_subclasses_as_their_text_and_equal_the_peer(entr
 @given(st.lists(st.text(max_size=30), min_size=1, max_size=6), st.data())
 def test_generated_texts_score_alike_in_any_container(texts, data):
     refs = data.draw(st.lists(st.text(max_size=30), min_size=len(texts), max_size=len(texts)))
-    texts = [t for t in texts]
-    if any("\x00" in t for t in texts + refs):  # numpy's fixed-width str drops trailing NULs
-        return
     container = data.draw(st.sampled_from([c for c in TEXT_BATCHES if not c.startswith("pandas")]))
+    # numpy's fixed-width str itself drops trailing NULs: that array no longer holds these texts
+    assume(container != "numpy str array" or not any(t.endswith("\x00") for t in texts + refs))
     make = TEXT_BATCHES[container]
     for entry in ("Rouge.score", "BLEU.score", "CHRF.score", "compat corpus_bleu"):
         call = BATCH_CALLS[entry]
