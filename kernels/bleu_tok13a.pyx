@@ -571,3 +571,43 @@ cdef void cdef_copy(out, Chunk* chunks, Py_ssize_t n_chunks):
         if chunks[k].ids_n:
             memcpy(&view[pos], chunks[k].ids, chunks[k].ids_n * sizeof(int32_t))
             pos += chunks[k].ids_n
+
+
+def tokenize_13a_segment(list lines):
+    """13a-tokenise and intern the few lines of one segment (a sentence-level call): (the ids as
+    the bytes of an int32 array, the token count of each line as a list). One vocabulary spans
+    the lines. :func:`tokenize_13a_packed` without its batch machinery (arrays, group table,
+    threads), whose fixed cost is most of a one-sentence call."""
+    cdef Py_ssize_t n_lines = len(lines), li, end, before
+    cdef str line
+    cdef int kind
+    cdef void* data
+    cdef Buf a, b
+    cdef Interner vocab
+    cdef Chunk ch
+    a.p = NULL; a.n = 0; a.cap = 0
+    b.p = NULL; b.n = 0; b.cap = 0
+    ch.first = 0; ch.last = n_lines; ch.ids = NULL; ch.ids_n = 0; ch.ids_cap = 0; ch.most_types = 0; ch.failed = 0
+    lengths = []
+    if interner_init(&vocab) < 0:
+        interner_free(&vocab)
+        raise MemoryError("out of memory in the 13a tokeniser")
+    try:
+        for li in range(n_lines):
+            line = <str?>lines[li]  # checked: a non-string raises TypeError, never a crash
+            kind = PyUnicode_KIND(line)
+            data = PyUnicode_DATA(line)
+            end = PyUnicode_GET_LENGTH(line)
+            while end > 0 and is_space(PyUnicode_READ(kind, data, end - 1)):  # str.rstrip
+                end -= 1
+            before = ch.ids_n
+            if tokenize_line(kind, data, end, &a, &b, &vocab, &ch) < 0:
+                raise MemoryError("out of memory in the 13a tokeniser")
+            lengths.append(ch.ids_n - before)
+        ids = (<char*>ch.ids)[:ch.ids_n * sizeof(int32_t)] if ch.ids_n else b""
+        return ids, lengths
+    finally:
+        interner_free(&vocab)
+        free(a.p)
+        free(b.p)
+        free(ch.ids)

@@ -105,3 +105,55 @@ def document_frequency(const int32_t[:] ids not None, const int64_t[:] offsets n
                     df[t] += 1
     free(last)
     return df_np
+
+
+def segment_clipped_matches(bytes ids not None, list lengths not None, int max_order):
+    """Clipped n-gram match counts (orders 1 .. max_order, a list of ints) of row 0 against rows
+    1 .. R-1 of one segment, given as the native int32 ids of its rows back to back (``bytes``)
+    and the length of each row: :func:`clipped_ngram_matches` for a sentence-level call, without
+    arrays, index checks of a batch or threads (their fixed cost is most of such a call)."""
+    cdef Py_ssize_t n_rows = len(lengths), k, n_ids = len(ids) // sizeof(int32_t), lh, max_refs_total
+    cdef const int32_t* p = <const int32_t*><const char*>ids
+    cdef int64_t* offsets = NULL
+    cdef int64_t* rows = NULL
+    cdef int64_t* out = NULL
+    cdef NgramScratch* s = NULL
+    cdef Py_ssize_t cap = 16
+    if max_order < 1:
+        raise ValueError(f"max_order must be >= 1, got {max_order}")
+    if n_rows < 2:
+        raise ValueError("a segment needs a hypothesis row and at least one reference row")
+    if len(ids) % sizeof(int32_t):
+        raise ValueError("ids must hold whole int32 values")
+    try:
+        offsets = <int64_t*>malloc((n_rows + 1) * sizeof(int64_t))
+        rows = <int64_t*>malloc(n_rows * sizeof(int64_t))
+        out = <int64_t*>calloc(max_order, sizeof(int64_t))
+        if offsets == NULL or rows == NULL or out == NULL:
+            raise MemoryError()
+        offsets[0] = 0
+        for k in range(n_rows):
+            length = lengths[k]
+            if length < 0:
+                raise ValueError("row lengths must be non-negative")
+            offsets[k + 1] = offsets[k] + <Py_ssize_t>length
+            rows[k] = k + 1
+        if offsets[n_rows] != n_ids:
+            raise ValueError(f"the row lengths add up to {offsets[n_rows]} ids but there are {n_ids}")
+        for k in range(n_ids):
+            if p[k] < 0:
+                raise ValueError("token ids must be non-negative")
+        lh = offsets[1]
+        max_refs_total = offsets[n_rows] - lh
+        while cap < 2 * lh:
+            cap <<= 1
+        s = ngram_scratch_new(lh, max_refs_total, cap)
+        if s == NULL:
+            raise MemoryError("out of memory in the n-gram kernel")
+        clipped_matches(p, lh, p, offsets, rows, n_rows - 1, max_order, out, s)
+        return [out[k] for k in range(max_order)]
+    finally:
+        ngram_scratch_free(s)
+        free(offsets)
+        free(rows)
+        free(out)

@@ -5,6 +5,7 @@ layer), validated once here so the kernels can trust it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain, repeat
 from operator import is_not
 
@@ -124,3 +125,36 @@ def segments_from_streams(hypotheses: list, streams: list) -> tuple[Segments, in
     if not n:
         return segments, width
     return segments, (int(counts[0]) if (counts == counts[0]).all() else -1)
+
+
+def single_segment_lines(hypothesis, references) -> list | None:
+    """``[hypothesis, *references]`` when the call is the plain one-segment case the sentence-level
+    fast paths take (an exact ``str`` hypothesis, a non-empty list or tuple of exact ``str``
+    references), else None (the caller then takes the checked, general road)."""
+    if type(hypothesis) is not str or type(references) not in (list, tuple) or not references:
+        return None
+    for ref in references:
+        if type(ref) is not str:
+            return None
+    return [hypothesis, *references]
+
+
+@lru_cache(maxsize=64)
+def single_segment_rows(n_refs: int) -> Segments:
+    """The index arrays of one segment laid out as ``[hypothesis, ref_1, ..., ref_n]`` (``lines``
+    left empty), built once per reference count and read-only, so a sentence-level call does no
+    array work of its own before the kernels."""
+    hyp_rows = np.zeros(1, dtype=np.int64)
+    ref_rows = np.arange(1, n_refs + 1, dtype=np.int64)
+    groups = np.array([0, n_refs], dtype=np.int64)
+    for array in (hyp_rows, ref_rows, groups):
+        array.flags.writeable = False
+    return Segments([], hyp_rows, ref_rows, groups)
+
+
+def pack_token_lists(token_lists: list) -> tuple[list, list]:
+    """Token ids (comparable within these lists only) and the length of each list, for the few
+    token lists of one segment: a dict, no shared vocabulary to lock or grow."""
+    vocab: dict[str, int] = {}
+    ids = [vocab.setdefault(token, len(vocab)) for tokens in token_lists for token in tokens]
+    return ids, list(map(len, token_lists))
