@@ -9,18 +9,21 @@ References are given per hypothesis (``references[i]`` is the list of references
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._kernels.bleu_score import brevity_penalties, geometric_means
+from .._kernels.bleu_tok13a import tokenize_13a_segment
+from .._kernels.ngram import segment_clipped_matches
 from .._parallel import pool_threads, resolve_n_jobs, threads_for
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
 from ..text.packing import Vocabulary
 from ..text.sacrebleu_tokenizers import get_sacrebleu_tokenizer, preprocess_segment
 from ..validate import MAX_ORDER, check_flag, check_int, check_real
-from .segments import Segments, segment_lines
+from .segments import Segments, pack_token_lists, segment_lines, single_segment_lines
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 
@@ -131,6 +134,48 @@ def bleu_from_statistics(correct, total, sys_len, ref_len, *, smooth_method: str
     return score, precisions, bp, correct, total
 
 
+def bleu_of_counts(correct: list, total: list, sys_len: int, ref_len: int, *, smooth_method: str = "exp",
+                   smooth_value=None, effective_order: bool = False) -> tuple[float, list, float, list, list]:
+    """:func:`bleu_from_statistics` of one row of Python numbers (a sentence-level call), with
+    sacrebleu's own Python float operations in its order, so no numpy work is done for one row.
+
+    Returns (score, precisions, bp, counts, totals); counts and totals are new lists holding the
+    add-k adjustment. An unknown method raises as in :func:`check_smoothing`."""
+    if smooth_method not in SMOOTH_DEFAULTS:
+        check_smoothing(smooth_method, smooth_value)  # raises, naming the known methods
+    if smooth_value is None:
+        smooth_value = SMOOTH_DEFAULTS[smooth_method]
+    bp = 1.0
+    if sys_len < ref_len:
+        bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+    order = len(correct)
+    precisions = [0.0] * order
+    correct, total = list(correct), list(total)
+    if not any(correct):  # sacrebleu's early stop (#141)
+        return 0.0, precisions, bp, correct, total
+    smooth_mteval = 1.0
+    eff_order = order
+    for n in range(order):
+        if smooth_method == "add-k" and n > 0:
+            correct[n] += smooth_value
+            total[n] += smooth_value
+        if total[n] == 0:
+            break
+        if effective_order:
+            eff_order = n + 1
+        if correct[n] == 0:
+            if smooth_method == "exp":
+                smooth_mteval *= 2
+                precisions[n] = 100.0 / (smooth_mteval * total[n])
+            elif smooth_method == "floor":
+                precisions[n] = 100.0 * smooth_value / total[n]
+        else:
+            precisions[n] = 100.0 * correct[n] / total[n]
+    # sacrebleu's my_log: an int floor for log(0), summed by the builtin sum as there
+    logs = [math.log(p) if p != 0.0 else -9999999999 for p in precisions[:eff_order]]
+    return bp * math.exp(sum(logs) / eff_order), precisions, bp, correct, total
+
+
 class BLEU(Metric):
     """BLEU with sacrebleu's settings: ``tokenize`` in 13a/none/intl/zh/char, ``lowercase``,
     ``smooth_method`` in none/floor/add-k/exp (``smooth_value`` for floor and add-k),
@@ -196,6 +241,35 @@ class BLEU(Metric):
         sys_len = lengths[hyp_rows]
         return BleuStatistics(sys_len, closest_reference_lengths(sys_len, lengths[ref_rows], groups),
                               correct, ngram_totals(sys_len, self.max_ngram_order))
+
+    def sentence_statistics(self, lines: list) -> tuple[int, int, list, list]:
+        """(sys_len, ref_len, correct, total) as Python numbers for one segment given as
+        ``[hypothesis, *references]``, exact ``str`` each (:func:`~qascore.lexical.segments.single_segment_lines`):
+        the per-call road of the sentence-level entry points, on the kernels' one-segment
+        functions (no arrays, no threads)."""
+        if self.lowercase:
+            lines = [t.lower() for t in lines]
+        if self.tokenizer.name == "13a":
+            ids, lengths = tokenize_13a_segment(lines)
+        else:
+            token_ids, lengths = pack_token_lists([preprocess_segment(t, self.tokenizer) for t in lines])
+            ids = np.array(token_ids, dtype=np.int32).tobytes()
+        order = self.max_ngram_order
+        correct = segment_clipped_matches(ids, lengths, order)
+        sys_len = lengths[0]
+        # the closest reference length, ties to the shorter (sacrebleu's _get_closest_ref_len)
+        ref_len = min([(abs(length - sys_len), length) for length in lengths[1:]])[1]
+        return sys_len, ref_len, correct, [max(sys_len - n, 0) for n in range(order)]
+
+    def _sentence_signature(self, n_refs: int) -> str:
+        """:meth:`signature` for ``n_refs`` references, built once per setting (a per-call cost otherwise)."""
+        key = (n_refs, self.lowercase, self.effective_order, self.tokenizer.name, self.smooth_method,
+               self.smooth_value, self.max_ngram_order)
+        cache = self.__dict__.setdefault("_signatures", {})
+        signature = cache.get(key)
+        if signature is None:
+            signature = cache[key] = self.signature(str(n_refs))
+        return signature
 
     def statistics(self, hypotheses, references) -> Statistics:
         """Corpus statistics of a batch: ``sys_len``, ``ref_len``, ``correct`` and ``total`` (per
@@ -263,6 +337,16 @@ class BLEU(Metric):
 
     def sentence_score(self, hypothesis: str, references) -> BLEUScore:
         """BLEU of one hypothesis against its references, as a full score object."""
+        lines = single_segment_lines(hypothesis, references)
+        if lines is not None:  # the plain call: no batch layout, no arrays, Python floats
+            sys_len, ref_len, correct, total = self.sentence_statistics(lines)
+            score, prec, bp, counts, totals = bleu_of_counts(
+                correct, total, sys_len, ref_len, smooth_method=self.smooth_method, smooth_value=self.smooth_value,
+                effective_order=self.effective_order)
+            if self.smooth_method == "add-k":  # only add-k makes counts other than ints
+                counts, totals = as_numbers(counts), as_numbers(totals)
+            return BLEUScore(score, counts, totals, prec, bp, sys_len, ref_len,
+                             self._sentence_signature(len(lines) - 1))
         stats = self.segment_statistics([hypothesis], [references])
         return self.score_statistics(stats, self.signature(count_nrefs([references])))
 

@@ -20,7 +20,7 @@ from .._parallel import resolve_n_jobs, threads_for
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
 from ..validate import MAX_ORDER, check_flag, check_int, check_weight
-from .segments import Segments, segment_lines
+from .segments import Segments, segment_lines, single_segment_lines, single_segment_rows
 
 
 @dataclass
@@ -103,6 +103,27 @@ class CHRF(Metric):
                                        self.word_order, self.whitespace, self._factor, self._factor1,
                                        self.eps_smoothing, threads_for(len(seg.hyp_rows), self.n_jobs))
 
+    def sentence_statistics(self, lines: list) -> np.ndarray:
+        """:meth:`segment_statistics` (int64[1, 3 * order]) of one segment given as ``[hypothesis,
+        *references]``, exact ``str`` each (:func:`~qascore.lexical.segments.single_segment_lines`):
+        the per-call road of the sentence-level entry points (no batch layout, one thread)."""
+        from .._kernels.chrf import chrf_segment_statistics
+
+        rows = single_segment_rows(len(lines) - 1)
+        if self.lowercase:
+            lines = [t.lower() for t in lines]
+        return chrf_segment_statistics(lines, rows.hyp_rows, rows.ref_rows, rows.groups, self.char_order,
+                                       self.word_order, self.whitespace, self._factor, self._factor1,
+                                       self.eps_smoothing, 1)
+
+    def sentence_f_score(self, lines: list) -> float:
+        """chrF (0-100) of one segment ``[hypothesis, *references]`` (exact ``str`` each): the
+        kernel's own rows go to the F-score kernel unchecked."""
+        from .._kernels.chrf import chrf_f_scores
+
+        return float(chrf_f_scores(self.sentence_statistics(lines), self._factor, self._factor1,
+                                   self.eps_smoothing)[0])
+
     def _rows(self, rows) -> np.ndarray:
         """Statistics rows as C-contiguous int64[Q, 3 * order], refused unless integer and >= 0."""
         array = np.asarray(rows)
@@ -176,8 +197,22 @@ class CHRF(Metric):
 
     def sentence_score(self, hypothesis: str, references) -> CHRFScore:
         """chrF of one hypothesis against its references, as a full score object."""
+        lines = single_segment_lines(hypothesis, references)
+        if lines is not None:  # the plain call: no batch layout
+            return CHRFScore(self.sentence_f_score(lines), self.char_order, self.word_order, self.beta,
+                             self._sentence_signature(len(lines) - 1))
         if isinstance(references, str):
             raise TypeError("references must be a list of strings, not a single string")
         references = list(references)
         rows = self.segment_statistics([hypothesis], [references])
         return self.score_statistics(rows, self.signature(count_nrefs([references])))
+
+    def _sentence_signature(self, n_refs: int) -> str:
+        """:meth:`signature` for ``n_refs`` references, built once per setting (a per-call cost otherwise)."""
+        key = (n_refs, self.char_order, self.word_order, self.beta, self.lowercase, self.whitespace,
+               self.eps_smoothing)
+        cache = self.__dict__.setdefault("_signatures", {})
+        signature = cache.get(key)
+        if signature is None:
+            signature = cache[key] = self.signature(str(n_refs))
+        return signature

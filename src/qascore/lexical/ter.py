@@ -12,6 +12,7 @@ References are given per hypothesis (``references[i]`` is the list of references
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_co
 from ..text.packing import Vocabulary
 from ..text.tercom import TercomTokenizer
 from ..text.tokenizers import WhitespaceTokenizer
-from .segments import Segments, segment_lines
+from .segments import Segments, pack_token_lists, segment_lines, single_segment_lines, single_segment_rows
 
 # A pair costs from a microsecond (short answers) to milliseconds (long ones with shifts): a thread
 # pays for itself after a few dozen pairs.
@@ -60,6 +61,14 @@ def ter_from_statistics_batch(num_edits, ref_length) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = np.where(ref_length > 0, num_edits / ref_length, (num_edits > 0).astype(dtype))
     return 100 * rate
+
+
+@lru_cache(maxsize=64)
+def _pair_hypotheses(n_refs: int) -> np.ndarray:
+    """The hypothesis row (0) of each of a segment's ``n_refs`` pairs, read-only, built once."""
+    rows = np.zeros(n_refs, dtype=np.int64)
+    rows.flags.writeable = False
+    return rows
 
 
 def _sequential_sum(values: np.ndarray) -> float:
@@ -134,6 +143,37 @@ class TER(Metric):
             out[:, 1] = np.add.reduceat(np.diff(offsets)[seg.ref_rows], starts) / counts
         return out
 
+    def sentence_statistics(self, lines: list) -> tuple[int, float]:
+        """(fewest edits, mean reference length) of one segment given as ``[hypothesis,
+        *references]``, exact ``str`` each (:func:`~qascore.lexical.segments.single_segment_lines`),
+        with :meth:`_words`' preprocessing: the per-call road of the sentence-level entry points."""
+        from .._kernels.ter import shift_edit_counts
+
+        tok = self.tokenizer
+        if not tok.trivial:
+            lines = [tok(line.rstrip()) for line in lines]
+            lines[1:] = [tok(line) for line in lines[1:]]  # references twice, as sacrebleu (see _words)
+        elif not tok.case_sensitive:
+            lines = [line.lower() for line in lines]
+        ids, lengths = pack_token_lists([line.split() for line in lines])
+        offsets = [0]
+        for length in lengths:
+            offsets.append(offsets[-1] + length)
+        n_refs = len(lines) - 1
+        edits = shift_edit_counts(np.array(ids, dtype=np.int32), np.array(offsets, dtype=np.int64),
+                                  _pair_hypotheses(n_refs), single_segment_rows(n_refs).ref_rows, 1)
+        return min(edits.tolist()), sum(lengths[1:]) / n_refs  # int / int: the float the batch road gives
+
+    def _sentence_signature(self, n_refs: int) -> str:
+        """:meth:`signature` for ``n_refs`` references, built once per setting (a per-call cost otherwise)."""
+        tok = self.tokenizer
+        key = (n_refs, tok.normalized, tok.no_punct, tok.asian_support, tok.case_sensitive)
+        cache = self.__dict__.setdefault("_signatures", {})
+        signature = cache.get(key)
+        if signature is None:
+            signature = cache[key] = self.signature(str(n_refs))
+        return signature
+
     def statistics(self, hypotheses, references) -> Statistics:
         """Corpus statistics of a batch: ``num_edits`` (an int) and ``ref_length`` summed over
         segments, and the reference counts behind ``nrefs``."""
@@ -189,6 +229,11 @@ class TER(Metric):
 
     def sentence_score(self, hypothesis: str, references) -> TERScore:
         """TER of one hypothesis against its references, as a full score object."""
+        lines = single_segment_lines(hypothesis, references)
+        if lines is not None:  # the plain call: no batch layout
+            num_edits, ref_length = self.sentence_statistics(lines)
+            return TERScore(ter_from_statistics(num_edits, ref_length), num_edits, ref_length,
+                            self._sentence_signature(len(lines) - 1))
         if isinstance(references, str):
             raise TypeError("references must be a list of strings, not a single string")
         references = list(references)
