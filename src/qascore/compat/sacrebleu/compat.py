@@ -3,9 +3,31 @@
 from __future__ import annotations
 
 from .metrics import BLEU, CHRF, TER
+from .metrics.base import Metric
 from .metrics.bleu import BLEUScore
 from .metrics.chrf import CHRFScore
 from .metrics.ter import TERScore
+
+
+_SENTENCE_METRICS: dict = {}  # (class, typed options) -> a metric built once for the sentence_* functions
+_MAX_SENTENCE_METRICS = 64
+
+
+def _sentence_metric(cls: type, **options) -> Metric:
+    """The metric the ``sentence_*`` functions call, built once per set of options: building one
+    (checks, tokeniser) costs more than scoring a short sentence. Options are keyed with their
+    types (``1`` and ``1.0`` stay apart); a failing build raises every time, as sacrebleu's does."""
+    try:
+        key = (cls, *((name, type(value), value) for name, value in options.items()))
+        metric = _SENTENCE_METRICS.get(key)
+    except TypeError:  # an unhashable option: no cache
+        return cls(**options)
+    if metric is None:
+        metric = cls(**options)
+        if len(_SENTENCE_METRICS) >= _MAX_SENTENCE_METRICS:
+            _SENTENCE_METRICS.clear()
+        _SENTENCE_METRICS[key] = metric
+    return metric
 
 
 def corpus_bleu(hypotheses, references, smooth_method: str = "exp", smooth_value=None, force: bool = False,
@@ -27,9 +49,9 @@ def sentence_bleu(hypothesis: str, references, smooth_method: str = "exp", smoot
                   lowercase: bool = False, tokenize: str = BLEU.TOKENIZER_DEFAULT,
                   use_effective_order: bool = True) -> BLEUScore:
     """BLEU of one hypothesis against its references ``[ref_1, ref_2, ...]``."""
-    metric = BLEU(lowercase=lowercase, tokenize=tokenize, force=False, smooth_method=smooth_method,
-                  smooth_value=smooth_value, effective_order=use_effective_order)
-    return metric.sentence_score(hypothesis, references)
+    metric = _sentence_metric(BLEU, lowercase=lowercase, tokenize=tokenize, force=False, smooth_method=smooth_method,
+                              smooth_value=smooth_value, effective_order=use_effective_order)
+    return metric.sentence_score(hypothesis, references)  # type: ignore[return-value]
 
 
 def corpus_chrf(hypotheses, references, char_order: int = CHRF.CHAR_ORDER, word_order: int = CHRF.WORD_ORDER,
@@ -44,8 +66,8 @@ def sentence_chrf(hypothesis: str, references, char_order: int = CHRF.CHAR_ORDER
                   word_order: int = CHRF.WORD_ORDER, beta: int = CHRF.BETA, remove_whitespace: bool = True,
                   eps_smoothing: bool = False) -> CHRFScore:
     """chrF of one hypothesis against its references."""
-    metric = CHRF(char_order=char_order, word_order=word_order, beta=beta, whitespace=not remove_whitespace,
-                  eps_smoothing=eps_smoothing)
+    metric = _sentence_metric(CHRF, char_order=char_order, word_order=word_order, beta=beta,
+                              whitespace=not remove_whitespace, eps_smoothing=eps_smoothing)
     return metric.sentence_score(hypothesis, references)  # type: ignore[return-value]
 
 
@@ -59,5 +81,6 @@ def corpus_ter(hypotheses, references, normalized: bool = False, no_punct: bool 
 def sentence_ter(hypothesis: str, references, normalized: bool = False, no_punct: bool = False,
                  asian_support: bool = False, case_sensitive: bool = False) -> TERScore:
     """TER of one hypothesis against its references."""
-    metric = TER(normalized=normalized, no_punct=no_punct, asian_support=asian_support, case_sensitive=case_sensitive)
+    metric = _sentence_metric(TER, normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                              case_sensitive=case_sensitive)
     return metric.sentence_score(hypothesis, references)  # type: ignore[return-value]

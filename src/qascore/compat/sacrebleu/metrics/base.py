@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ....lexical.segments import Segments, segments_from_streams
+from ....lexical.segments import Segments, segments_from_streams, single_segment_lines
 from ....validate import as_list
 from ..version import __version__
 
@@ -234,8 +234,17 @@ class Metric:
             raise TypeError(f"{prefix}: `refs` should be a sequence of sequence of strings.")
         return hypotheses
 
+    def _sentence_score_of_lines(self, lines: list) -> Score:
+        """The score of one segment ``[hypothesis, *references]`` (exact str each, checked by the
+        caller); subclasses give it a road without the batch layout or arrays."""
+        return self._aggregate_and_compute(self._extract_corpus_statistics(lines[:1], [[ref] for ref in lines[1:]]))
+
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Score:
         """The metric of one hypothesis against its references (one string each)."""
+        lines = single_segment_lines(hypothesis, references)
+        if lines is not None:  # the plain call, the per-call cost of rerankers and per-example loops
+            self.num_refs = len(lines) - 1
+            return self._sentence_score_of_lines(lines)
         references = self._check_sentence_score_args(hypothesis, references)
         stats = self._extract_corpus_statistics([hypothesis], [[ref] for ref in references])
         return self._aggregate_and_compute(stats)

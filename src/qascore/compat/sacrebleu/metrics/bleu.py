@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....lexical.bleu import BLEU as NativeBLEU
-from ....lexical.bleu import SMOOTH_DEFAULTS, as_numbers, bleu_from_statistics
+from ....lexical.bleu import SMOOTH_DEFAULTS, as_numbers, bleu_from_statistics, bleu_of_counts
 from .base import Metric, Score, Signature, logger
 
 MAX_NGRAM_ORDER = 4
@@ -97,6 +97,15 @@ class BLEU(Metric):
         return bleu_from_statistics(rows[:, 2:2 + n], rows[:, 2 + n:2 + 2 * n], rows[:, 0].astype(np.int64),
                                     rows[:, 1].astype(np.int64), smooth_method=self.smooth_method,
                                     smooth_value=self.smooth_value, effective_order=self.effective_order)[0]
+
+    def _sentence_score_of_lines(self, lines: list) -> BLEUScore:
+        sys_len, ref_len, correct, total = self._native.sentence_statistics(lines)
+        score, precisions, bp, counts, totals = bleu_of_counts(
+            correct, total, sys_len, ref_len, smooth_method=self.smooth_method, smooth_value=self.smooth_value,
+            effective_order=self.effective_order)
+        if self.smooth_method == "add-k":  # only add-k makes counts other than ints
+            counts, totals = as_numbers(counts), as_numbers(totals)
+        return BLEUScore(score, counts, totals, precisions, bp, sys_len, ref_len)
 
     def sentence_score(self, hypothesis, references) -> BLEUScore:
         if not self.effective_order:

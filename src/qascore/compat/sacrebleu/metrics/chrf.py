@@ -83,6 +83,9 @@ class CHRF(Metric):
         score /= (factor * mean_precision) + mean_recall
         return 100 * score
 
+    def _sentence_score_of_lines(self, lines: list) -> CHRFScore:
+        return CHRFScore(self._native.sentence_f_score(lines), self.char_order, self.word_order, self.beta)
+
     def _compute_score_from_stats(self, stats) -> CHRFScore:
         return CHRFScore(self._compute_f_score(stats), self.char_order, self.word_order, self.beta)
 

@@ -49,6 +49,10 @@ class TER(Metric):
         num_edits, ref_length = stats[0], stats[1]
         return TERScore(ter_from_statistics(num_edits, ref_length), num_edits, ref_length)
 
+    def _sentence_score_of_lines(self, lines: list) -> TERScore:
+        num_edits, ref_length = self._native.sentence_statistics(lines)
+        return TERScore(ter_from_statistics(num_edits, ref_length), num_edits, ref_length)
+
     def _aggregate_and_compute(self, stats) -> TERScore:
         total = self._native.score_statistics(stats)  # edits as an int, lengths summed left to right
         return TERScore(total.score, total.num_edits, total.ref_length)
