@@ -98,8 +98,9 @@ def _sacrebleu_pair(config: str) -> tuple[Callable, Callable]:
 
 
 def sacrebleu_mismatches(config: str, hyps: Sequence[str], refs: Sequence[str]) -> list[Mismatch]:
-    """Sentence scores of one batch call against sacrebleu's ``sentence_score`` of each pair, and
-    the corpus score of the batch against sacrebleu's ``corpus_score``: equal floats."""
+    """Sentence scores of one batch call and of one call per pair (the one-segment road) against
+    sacrebleu's ``sentence_score`` of each pair, and the corpus score of the batch against
+    sacrebleu's ``corpus_score``: equal floats."""
     ours, peer = _sacrebleu_pair(config)
     got = ours.sentence_scores(list(hyps), [[r] for r in refs])
     out: list[Mismatch] = []
@@ -107,6 +108,9 @@ def sacrebleu_mismatches(config: str, hyps: Sequence[str], refs: Sequence[str]) 
         want = peer.sentence_score(hyp, [ref]).score
         if float(got[i]) != want:
             out.append((i, hyp, ref, float(got[i]), want))
+        one = ours.sentence_score(hyp, [ref]).score
+        if one != want:
+            out.append((i, hyp, ref, one, want))
     if config.startswith("bleu-"):  # corpus BLEU without effective order, as sacrebleu's default
         tok = config[5:]
         corpus_got = BLEU(tokenize=tok).corpus_score(list(hyps), [[r] for r in refs]).score
