@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._kernels.chrf import chrf_f_scores, chrf_segment_statistics
 from .._parallel import resolve_n_jobs, threads_for
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
@@ -96,8 +97,6 @@ class CHRF(Metric):
 
     def segment_statistics_of(self, seg: Segments) -> np.ndarray:
         """:meth:`segment_statistics` of a batch already laid out (:mod:`qascore.lexical.segments`)."""
-        from .._kernels.chrf import chrf_segment_statistics
-
         lines = [t.lower() for t in seg.lines] if self.lowercase else seg.lines
         return chrf_segment_statistics(lines, seg.hyp_rows, seg.ref_rows, seg.groups, self.char_order,
                                        self.word_order, self.whitespace, self._factor, self._factor1,
@@ -107,8 +106,6 @@ class CHRF(Metric):
         """:meth:`segment_statistics` (int64[1, 3 * order]) of one segment given as ``[hypothesis,
         *references]``, exact ``str`` each (:func:`~qascore.lexical.segments.single_segment_lines`):
         the per-call road of the sentence-level entry points (no batch layout, one thread)."""
-        from .._kernels.chrf import chrf_segment_statistics
-
         rows = single_segment_rows(len(lines) - 1)
         if self.lowercase:
             lines = [t.lower() for t in lines]
@@ -119,8 +116,6 @@ class CHRF(Metric):
     def sentence_f_score(self, lines: list) -> float:
         """chrF (0-100) of one segment ``[hypothesis, *references]`` (exact ``str`` each): the
         kernel's own rows go to the F-score kernel unchecked."""
-        from .._kernels.chrf import chrf_f_scores
-
         return float(chrf_f_scores(self.sentence_statistics(lines), self._factor, self._factor1,
                                    self.eps_smoothing)[0])
 
@@ -139,8 +134,6 @@ class CHRF(Metric):
 
     def f_scores(self, rows) -> np.ndarray:
         """float64[Q]: sacrebleu's ``_compute_f_score`` (0-100) of every statistics row, bit for bit."""
-        from .._kernels.chrf import chrf_f_scores
-
         return chrf_f_scores(self._rows(rows), self._factor, self._factor1, self.eps_smoothing)
 
     def f_score(self, statistics_row) -> float:

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._kernels.ter import shift_edit_counts
 from .._parallel import resolve_n_jobs, threads_for
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
@@ -128,8 +129,6 @@ class TER(Metric):
 
     def segment_statistics_of(self, seg: Segments) -> np.ndarray:
         """:meth:`segment_statistics` of a batch already laid out (:mod:`qascore.lexical.segments`)."""
-        from .._kernels.ter import shift_edit_counts
-
         ids, offsets = self._words(seg)
         counts = np.diff(seg.groups)
         pair_hyp = np.repeat(seg.hyp_rows, counts)
@@ -147,8 +146,6 @@ class TER(Metric):
         """(fewest edits, mean reference length) of one segment given as ``[hypothesis,
         *references]``, exact ``str`` each (:func:`~qascore.lexical.segments.single_segment_lines`),
         with :meth:`_words`' preprocessing: the per-call road of the sentence-level entry points."""
-        from .._kernels.ter import shift_edit_counts
-
         tok = self.tokenizer
         if not tok.trivial:
             lines = [tok(line.rstrip()) for line in lines]

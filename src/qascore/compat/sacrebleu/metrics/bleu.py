@@ -30,7 +30,7 @@ class BLEUScore(Score):
         self.sys_len = sys_len
         self.ref_len = ref_len
         self.precisions = precisions
-        self.prec_str = "/".join(f"{p:.1f}" for p in precisions)
+        self.prec_str = "/".join(map("{:.1f}".format, precisions))  # no generator frame per score
         self.ratio = sys_len / ref_len if ref_len else 0
         self._verbose = (f"{self.prec_str} (BP = {bp:.3f} ratio = {self.ratio:.3f} hyp_len = {sys_len:d} "
                          f"ref_len = {ref_len:d})")
