@@ -257,8 +257,12 @@ class BLEU(Metric):
         order = self.max_ngram_order
         correct = segment_clipped_matches(ids, lengths, order)
         sys_len = lengths[0]
-        # the closest reference length, ties to the shorter (sacrebleu's _get_closest_ref_len)
-        ref_len = min([(abs(length - sys_len), length) for length in lengths[1:]])[1]
+        if len(lengths) == 2:
+            ref_len = lengths[1]
+        else:  # the closest reference length, ties to the shorter (sacrebleu's _get_closest_ref_len)
+            ref_len = min([(abs(length - sys_len), length) for length in lengths[1:]])[1]
+        if sys_len >= order:
+            return sys_len, ref_len, correct, list(range(sys_len, sys_len - order, -1))
         return sys_len, ref_len, correct, [max(sys_len - n, 0) for n in range(order)]
 
     def _sentence_signature(self, n_refs: int) -> str:

@@ -30,7 +30,8 @@ class BLEUScore(Score):
         self.sys_len = sys_len
         self.ref_len = ref_len
         self.precisions = precisions
-        self.prec_str = "/".join(map("{:.1f}".format, precisions))  # no generator frame per score
+        # one %-format (the same digits as sacrebleu's f-strings), no generator: a sentence call pays for it
+        self.prec_str = "/".join(["%.1f"] * len(precisions)) % tuple(precisions)
         self.ratio = sys_len / ref_len if ref_len else 0
         self._verbose = (f"{self.prec_str} (BP = {bp:.3f} ratio = {self.ratio:.3f} hyp_len = {sys_len:d} "
                          f"ref_len = {ref_len:d})")
