@@ -149,3 +149,26 @@ def test_bleu_of_counts_equals_the_vectorised_formula():
                                             smooth_value=value, effective_order=eff)
                 assert one[0] == float(many[0][0]) and one[1] == many[1][0].tolist() and one[2] == float(many[2][0])
                 assert one[3] == many[3][0].tolist() and one[4] == many[4][0].tolist()
+
+
+def test_one_segment_kernels_equal_the_batch_kernels_and_refuse_bad_input():
+    from qascore._kernels.bleu_tok13a import tokenize_13a_packed, tokenize_13a_segment
+    from qascore._kernels.ngram import clipped_ngram_matches, segment_clipped_matches
+
+    for hyp, refs in SEGMENTS:
+        lines = [hyp, *refs]
+        ids, lengths = tokenize_13a_segment(lines)
+        batch_ids, offsets, _ = tokenize_13a_packed(lines, None, 1)
+        assert np.frombuffer(ids, dtype=np.int32).tolist() == batch_ids.tolist()
+        assert lengths == np.diff(offsets).tolist()
+        want = clipped_ngram_matches(batch_ids, offsets, np.zeros(1, dtype=np.int64), batch_ids, offsets,
+                                     np.arange(1, len(lines), dtype=np.int64),
+                                     np.array([0, len(refs)], dtype=np.int64), 4, 1)
+        assert segment_clipped_matches(ids, lengths, 4) == want[0].tolist()
+    ids = np.array([0, 1, 0, 1], dtype=np.int32).tobytes()
+    for bad_ids, bad_lengths, order in ((ids, [2, 1], 4), (ids, [4], 4), (ids, [2, 2], 0), (ids[:-1], [2, 2], 4),
+                                        (np.array([0, -1], dtype=np.int32).tobytes(), [1, 1], 4), (ids, [5, -1], 4)):
+        with pytest.raises(ValueError):
+            segment_clipped_matches(bad_ids, bad_lengths, order)
+    with pytest.raises(TypeError):
+        tokenize_13a_segment(["a", None])
