@@ -4,9 +4,11 @@
   gets the pretrained backbone and a fresh head, which costs exactly the same), triples/s on
   EVOUNA-NQ dev triples, both on the same threads and the same length-bucketed batches (the
   int8 side includes the stacker's linear features; torch runs the network alone);
-- end to end with the defaults (`Ava()`: refs=max, early stop, repeated rows once) on EVOUNA-NQ
-  dev answers with all their gold aliases, against the bare network on single-reference rows in
-  batches of 512, as answers/s over rows/s;
+- end to end with the defaults (`Ava()`: the calibrated cascade, refs=max, early stop, repeated
+  rows once) and with the network alone, on EVOUNA-NQ dev answers with all their gold aliases and
+  on the dev answers with three or more aliases, against the bare network on single-reference
+  rows, as answers/s over rows/s, with the share of answers each stage of the cascade decided;
+- every judge's answers/s on the same answers;
 - single-triple latency of the int8 model on one core (p50 = pytest-benchmark's median);
 - the linear model: features kernel + numpy inference from packed ids, and end to end from strings.
 
@@ -41,13 +43,27 @@ def _report(name, value, unit):
 
 # --- transformer ---------------------------------------------------------------------------
 
+def _threads():
+    return int(os.environ.get("QASCORE_BENCH_THREADS", "0")) or None
+
+
 @pytest.fixture(scope="module")
 def onnx_model():
+    """The shipped network alone (no triage, no cache)."""
+    pytest.importorskip("onnxruntime")
+    from qascore.judges.onnx import load_default_network
+
+    return load_default_network(device="cpu", n_threads=_threads())
+
+
+@pytest.fixture(scope="module")
+def default_judge():
+    """The shipped default judge (calibrated triage, then the network), without the verdict cache,
+    so every round judges afresh."""
     pytest.importorskip("onnxruntime")
     from qascore.judges.onnx import load_default_model
 
-    threads = int(os.environ.get("QASCORE_BENCH_THREADS", "0")) or None
-    return load_default_model(device="cpu", n_threads=threads)
+    return load_default_model(device="cpu", n_threads=_threads())
 
 
 def test_int8_onnx_triples_per_s(benchmark, dev, onnx_model):
@@ -108,27 +124,58 @@ def test_bare_model_rows_per_s(benchmark, dev_aliases, onnx_model, batch_size):
     RESULTS["bare_model_rows_per_s"] = max(rate, RESULTS.get("bare_model_rows_per_s", 0.0))
 
 
-def test_end_to_end_answers_per_s_defaults(benchmark, dev_aliases, onnx_model):
-    """`Ava()` with its defaults (refs=max, early stop, repeated rows once, stacker) on answers
-    with all their gold aliases; the ratio to the bare model's rows/s is the issue's target."""
-    from qascore.ava import Ava
+@pytest.fixture(scope="module")
+def dev_many_aliases():
+    """The dev answers whose gold answer lists three or more aliases (3.9 on average)."""
+    if not SHARED.is_file():
+        pytest.skip(f"EVOUNA not found at {SHARED}")
+    d = split_by_question(load_evouna(SHARED, aliases=True))[1]
+    return d.subset([i for i, refs in enumerate(d.references) if len(refs) >= 3])
 
-    d = dev_aliases
-    metric = Ava(onnx_model)
+
+@pytest.mark.parametrize("data", ["dev_aliases", "dev_many_aliases"])
+@pytest.mark.parametrize("judge", ["default_judge", "onnx_model"])
+def test_end_to_end_answers_per_s(benchmark, request, data, judge):
+    """`Ava(judge)` (refs=max, early stop, repeated rows once, stacker) on answers with all their
+    gold aliases; the ratio to the bare network's rows/s is the issue's cost target."""
+    from qascore.ava import Ava
+    from qascore.judges.cascade import STAGES
+
+    d, model = request.getfixturevalue(data), request.getfixturevalue(judge)
+    metric = Ava(model)
     benchmark.pedantic(metric.probabilities, args=(d.questions, d.references, d.candidates), rounds=3,
                        iterations=1, warmup_rounds=1)
-    _report("end_to_end_answers_per_s", len(d) / benchmark.stats.stats.median, "answers/s")
-    _report("aliases_per_answer", sum(map(len, d.references)) / len(d), "")
+    name = f"{judge}_{data}"
+    _report(f"{name}_answers_per_s", len(d) / benchmark.stats.stats.median, "answers/s")
+    _report(f"{data}_aliases_per_answer", sum(map(len, d.references)) / len(d), "")
+    if hasattr(model, "judge_stages"):
+        _, stage = model.judge_stages(d.questions, d.references, d.candidates)
+        for k, stage_name in enumerate(STAGES):
+            _report(f"{name}_share_{stage_name}", float((stage == k).mean()), "")
     if "bare_model_rows_per_s" in RESULTS:
-        _report("ratio_end_to_end_over_bare_rows", RESULTS["end_to_end_answers_per_s"] / RESULTS["bare_model_rows_per_s"],
+        _report(f"ratio_{name}_over_bare_rows", RESULTS[f"{name}_answers_per_s"] / RESULTS["bare_model_rows_per_s"],
                 "x")
+
+
+@pytest.mark.parametrize("spec", ["containment", "workbench", "linear", "cascade"])
+def test_every_judge_answers_per_s(benchmark, dev_aliases, spec):
+    from qascore.judges import load_judge
+
+    if spec == "cascade":
+        pytest.importorskip("onnxruntime")
+    judge = load_judge(spec, n_threads=_threads())
+    judge = getattr(judge, "inner", judge)  # no verdict cache between rounds
+    d = dev_aliases
+    benchmark.pedantic(judge.predict_proba, args=(d.questions, d.references, d.candidates), rounds=3,
+                       iterations=1, warmup_rounds=1)
+    _report(f"judge_{spec}_answers_per_s", len(d) / benchmark.stats.stats.median, "answers/s")
 
 
 def test_single_triple_latency_one_core(benchmark, dev):
     pytest.importorskip("onnxruntime")
-    from qascore.judges.onnx import load_default_model
+    from qascore.judges.onnx import load_default_network
 
-    model = load_default_model(device="cpu", n_threads=1)
+    model = load_default_network(device="cpu", n_threads=1)
     one = dev.subset([5])
     benchmark.pedantic(model.predict_proba, args=(one.questions, one.references, one.candidates),
                        rounds=50, iterations=1, warmup_rounds=3)

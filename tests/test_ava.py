@@ -219,13 +219,13 @@ def test_evouna_bad_file(tmp_path):
 # --- shipped transformer model (ONNX Runtime, no torch) ---------------------------------------
 
 ort = pytest.importorskip("onnxruntime")
-from qascore.judges.onnx import OnnxAvaModel, default_model_dir, load_default_model  # noqa: E402
+from qascore.judges.onnx import OnnxAvaModel, default_model_dir, load_default_network  # noqa: E402
 from qascore.runtime import ModelFileError, ModelInputError, TruncationWarning  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def shipped():
-    return load_default_model(device="cpu")
+    return load_default_network(device="cpu")
 
 
 def test_shipped_model_is_small_and_described(shipped):

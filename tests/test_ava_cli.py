@@ -47,17 +47,36 @@ def aligned(tmp_path):
 
 def test_score_jsonl_records_to_a_file(tmp_path, capsys):
     out = tmp_path / "scored.jsonl"
-    assert cli_main(["ava", "score", str(DEMO), "-o", str(out), "--model", "linear"]) == 0
+    assert cli_main(["ava", "score", str(DEMO), "-o", str(out), "--model", "linear", "--label-field", "judged"]) == 0
     lines = _lines(out.read_text())
     assert [line["score"] for line in lines] == _expected_scores()
     assert lines[0]["system"] == "sys_a" and "label" in lines[0]  # the input records are kept
-    assert "scored 8 triples; qascore:ava-linear|" in capsys.readouterr().err
+    threshold = default_linear_model().threshold
+    assert [line["judged"] for line in lines] == [int(s >= threshold) for s in _expected_scores()]
+    assert "scored 8 triples; judged = score >= 0.36; qascore:ava-linear|" in capsys.readouterr().err
+
+
+def test_score_labels_at_the_threshold_and_keeps_the_inputs_label(tmp_path, capsys):
+    """--threshold sets the label's threshold (and goes into the signature); a record that holds the
+    output's label field already is an error, never overwritten."""
+    out = tmp_path / "scored.jsonl"
+    assert cli_main(["ava", "score", str(DEMO), "-o", str(out), "--model", "linear"]) == 2
+    err = capsys.readouterr().err
+    assert "record 1 already has a field 'label'" in err and "--label-field" in err and not out.exists()
+    assert cli_main(["ava", "score", str(DEMO), "-o", str(out), "--model", "linear", "--label-field", "judged",
+                     "--threshold", "0.9"]) == 0
+    lines = _lines(out.read_text())
+    assert [line["judged"] for line in lines] == [int(s >= 0.9) for s in _expected_scores()]
+    assert "threshold:0.90" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        cli_main(["ava", "score", str(DEMO), "--model", "linear", "--threshold", "1.5"])
+    assert stop.value.code == 2 and "must be a number from 0 to 1" in capsys.readouterr().err
 
 
 def test_score_shipped_model(tmp_path):
     pytest.importorskip("onnxruntime")
     out = tmp_path / "scored.jsonl"
-    assert cli_main(["ava", "score", str(DEMO), "-o", str(out), "--device", "cpu"]) == 0
+    assert cli_main(["ava", "score", str(DEMO), "-o", str(out), "--device", "cpu", "--label-field", "judged"]) == 0
     lines = _lines(out.read_text())
     assert len(lines) == 8 and all(0 <= line["score"] <= 1 for line in lines)
 
@@ -65,7 +84,8 @@ def test_score_shipped_model(tmp_path):
 def test_score_from_stdin():
     # the child imports the qascore this test imported (the installed one in CI, src/ in a dev tree)
     env = {**os.environ, "PYTHONPATH": str(Path(qascore.__file__).resolve().parents[1])}
-    done = subprocess.run([sys.executable, "-m", "qascore", "ava", "score", "-", "--model", "linear"],
+    done = subprocess.run([sys.executable, "-m", "qascore", "ava", "score", "-", "--model", "linear",
+                           "--label-field", "judged"],
                           input=DEMO.read_bytes(), capture_output=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr.decode()
     assert [line["score"] for line in _lines(done.stdout.decode())] == _expected_scores()
@@ -76,7 +96,7 @@ def test_score_aligned_files(aligned, capsys):
     assert cli_main(["ava", "score", "-q", str(paths["q.txt"]), "-r", str(paths["r.txt"]), "-p", str(paths["p.txt"]),
                      "--model", "linear"]) == 0
     lines = _lines(capsys.readouterr().out)
-    assert [set(line) for line in lines] == [{"question", "reference", "candidate", "score"}] * len(records)
+    assert [set(line) for line in lines] == [{"question", "reference", "candidate", "score", "label"}] * len(records)
     assert [line["candidate"] for line in lines] == [r["candidate"] for r in records]
     assert [line["reference"] for line in lines] == [r["reference"] for r in records]
     assert [line["score"] for line in lines] == _expected_scores()
@@ -127,13 +147,15 @@ def test_score_usage_errors(aligned, tmp_path, capsys):
 
 
 def test_score_json_document_and_old_threads_spelling(capsys):
-    assert cli_main(["ava", "score", str(DEMO), "--model", "linear", "--json", "--threads", "1"]) == 0
+    assert cli_main(["ava", "score", str(DEMO), "--model", "linear", "--json", "--threads", "1",
+                     "--label-field", "judged"]) == 0
     document = _strict_json(capsys.readouterr().out)
     assert document["n"] == 8 and [r["score"] for r in document["examples"]] == _expected_scores()
     assert document["signature"].startswith("qascore:ava-linear|")
-    assert cli_main(["ava", "score", str(DEMO), "--model", "linear", "--n-jobs", "2", "--progress"]) == 0
+    assert cli_main(["ava", "score", str(DEMO), "--model", "linear", "--n-jobs", "2", "--progress",
+                     "--label-field", "judged"]) == 0
     out, err = capsys.readouterr()
-    assert len(_lines(out)) == 8 and "ava 8 examples" in err  # streamed: a running count, no total
+    assert len(_lines(out)) == 8 and "ava 8 triples (" in err  # streamed: a running count, no total
 
 
 def test_threads_is_hidden_from_help(capsys):
@@ -179,7 +201,7 @@ def test_missing_onnx_extra_before_any_work(monkeypatch, tmp_path, capsys):
         assert cli_main(["ava", *argv]) == 2
         err = capsys.readouterr().err
         assert err == 'qascore ava: error: onnxruntime is not installed; install it with: pip install "qascore[onnx]"\n'
-    assert cli_main(["ava", "score", str(DEMO), "--model", "linear"]) == 0  # the linear model needs no extra
+    assert cli_main(["ava", "score", str(DEMO), "--model", "linear", "--label-field", "judged"]) == 0  # no extra needed
 
 
 def test_missing_train_extra_before_any_work(monkeypatch, tmp_path, capsys):
@@ -226,7 +248,7 @@ def test_score_reference_rule_and_progress_bar(tmp_path, capsys, refs):
                                                                for r in records]))
     assert [line["score"] for line in _lines(out.read_text())] == [round(float(p), 6) for p in expected]
     err = capsys.readouterr().err
-    assert f"refs:{refs}" in err and "ava 3 examples" in err
+    assert f"refs:{refs}" in err and "ava 3 triples (" in err
 
 
 def test_train_usage_errors_name_the_problem(tmp_path, capsys):

@@ -86,9 +86,9 @@ def test_evouna_aliases_split_on_slash(shared_data):
 def onnx_model():
     pytest.importorskip("onnxruntime")
     pytest.importorskip("tokenizers")
-    from qascore.judges.onnx import load_default_model
+    from qascore.judges.onnx import load_default_network
 
-    return load_default_model(device="cpu", n_threads=1)
+    return load_default_network(device="cpu", n_threads=1)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from qascore.ava.data import calibration_split, concat_triples, load_as2_as_ava,
 from qascore.judges.features import compute_features
 from qascore.judges.rows import expand_rows, mean_by_owner
 from qascore.judges.stacking import STACK_INPUTS, Stacker, fit_stacker, stack_inputs
-from qascore.judges.onnx import load_default_model
+from qascore.judges.onnx import load_default_network
 from qascore.errors import InputFormatError
 
 
@@ -134,7 +134,7 @@ def test_calibration_split_is_disjoint_from_fit_and_dev(shared_data):
 
 
 def test_shipped_stacked_model_equals_its_parts():
-    model = load_default_model(device="cpu")
+    model = load_default_network(device="cpu")
     assert model.stacker is not None and "stack:logit+linear4" in model.signature
     q = ["who wrote hamlet", "who wrote hamlet", "capital of france"]
     refs = ["William Shakespeare", ["William Shakespeare", "Shakespeare"], "Paris"]

@@ -166,7 +166,7 @@ def test_a_multiple_choice_bank_needs_no_judge_and_no_extra(monkeypatch, capsys)
     multiple-choice bank runs without onnxruntime, and its signature names the default judge."""
     _hide_onnxruntime(monkeypatch)
     rc = main(exam_args("--json"))
-    assert rc == 0 and "|judge:ava|" in json.loads(capsys.readouterr().out)["signature"]
+    assert rc == 0 and "|judge:ava-cascade|" in json.loads(capsys.readouterr().out)["signature"]
 
 
 def test_free_text_without_the_onnx_extra_names_the_extra_and_the_judge_that_needs_nothing(tmp_path, monkeypatch,

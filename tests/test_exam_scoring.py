@@ -55,7 +55,7 @@ def test_exam_per_query_macro_mean_and_records():
     assert [(r.question_id, r.answer, r.correct) for r in recs] == [("1", "a", True), ("2", "a", True), ("3", "a", False)]
     assert all(not r.has_article for r in result.records if r.system == "A" and r.query_id == "q3")
     assert [s.system for s in result.leaderboard()] == ["A", "B"]
-    assert result.signature.startswith("qascore:exam|judge:ava|queries:3|questions:5|gold:no|version:")
+    assert result.signature.startswith("qascore:exam|judge:ava-cascade|queries:3|questions:5|gold:no|version:")
 
 
 def test_n_exam_gold_is_ratio_of_sums():
@@ -162,12 +162,12 @@ def test_the_default_judge_loads_only_for_free_text_answers(monkeypatch):
     loaded on first use: a multiple-choice bank never loads it; the signature names it either way."""
     monkeypatch.setattr(scoring, "default_judge", lambda: pytest.fail("loaded the default judge"))
     result = evaluate(BANK, Articles({"A": {"q1": ["1 2 3"]}}), ScriptedSolver())
-    assert "|judge:ava|" in result.signature
+    assert "|judge:ava-cascade|" in result.signature
     judge = CountingJudge()
     monkeypatch.setattr(scoring, "default_judge", lambda: judge)
     bank = QuestionBank([free("1", "alpha")])
     result = evaluate(bank, Articles({"A": {"q": ["alpha"]}}), LexicalSolver())
-    assert judge.calls == [["alpha"]] and result.systems["A"].exam == 1.0 and "|judge:ava|" in result.signature
+    assert judge.calls == [["alpha"]] and result.systems["A"].exam == 1.0 and "|judge:ava-cascade|" in result.signature
 
 
 def test_workbench_graded_round_trip(tmp_path):

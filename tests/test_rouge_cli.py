@@ -87,13 +87,13 @@ def test_tsv_columns_by_header_and_index_and_table_output(tmp_path, capsys):
 def test_progress_bar_goes_to_stderr(tmp_path, capsys):
     p = write(tmp_path / "p.txt", "a b\n" * 5)
     code, out, err = run_cli(capsys, "-p", p, "-r", p, "--progress")
-    assert code == 0 and "rouge 5 examples" in err and "examples" not in out  # streamed: a count, no total
+    assert code == 0 and "rouge 5 examples (" in err and "examples" not in out  # streamed: a count, no total
 
 
 def test_progress_advances_per_chunk(tmp_path, capsys):
     p = write(tmp_path / "p.txt", "a b\n" * 5)
     code, _, err = run_cli(capsys, "-p", p, "-r", p, "--progress", "--chunk-size", "2")
-    assert code == 0 and "rouge 2 examples" in err and "rouge 4 examples" in err and "rouge 5 examples\n" in err
+    assert code == 0 and "rouge 2 examples (" in err and "rouge 4 examples (" in err and "/s)\n" in err
 
 
 def test_output_file(tmp_path, capsys):

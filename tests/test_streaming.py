@@ -121,8 +121,8 @@ def test_an_error_midway_leaves_no_output_file(tmp_path, capsys):
     code = main(["rouge", "-p", str(p), "-r", str(r), "--jsonl", "--per-example", "--chunk-size", "100",
                  "-o", str(out)])
     assert code == 2
-    assert capsys.readouterr().err.strip() == f"qascore rouge: error: {p}:901: invalid UTF-8 (invalid start byte " \
-                                              "at byte 0)"
+    assert capsys.readouterr().err.startswith(f"qascore rouge: error: {p}:901: invalid UTF-8 (invalid start byte "
+                                              "at byte 0); the input must be UTF-8")
     assert sorted(os.listdir(tmp_path)) == ["p.txt", "r.txt"]  # no output, no temporary file left
 
 
@@ -237,8 +237,9 @@ def test_number_rows_equals_orjson_of_each_record():
 
 def test_chunk_size_must_be_positive(tmp_path, capsys):
     p, r = files(tmp_path, 3)
-    assert main(["rouge", "-p", p, "-r", r, "--chunk-size", "0"]) == 2
-    assert "chunk size must be an integer >= 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        main(["rouge", "-p", p, "-r", r, "--chunk-size", "0"])
+    assert stop.value.code == 2 and "--chunk-size: must be an integer from 1" in capsys.readouterr().err
 
 
 def test_report_writes_nothing_for_an_empty_input(tmp_path, capsys):
@@ -268,7 +269,7 @@ def ava_input(tmp_path, n: int) -> Path:
 
 
 def ava_output(capsysbinary, *argv) -> bytes:
-    assert main(["ava", "score", "--model", "linear", *argv]) == 0
+    assert main(["ava", "score", "--model", "linear", "--label-field", "judged", *argv]) == 0
     return capsysbinary.readouterr().out
 
 
@@ -279,7 +280,7 @@ def test_ava_output_does_not_depend_on_the_chunk_size(tmp_path, capsysbinary, ou
     for size in (1, 7, 21):
         assert ava_output(capsysbinary, str(path), *output, "--chunk-size", str(size)) == whole, size
     rows = [orjson.loads(line) for line in ava_output(capsysbinary, str(path)).splitlines()]
-    assert [{k: v for k, v in row.items() if k != "score"} for row in rows] == ava_records(21)
+    assert [{k: v for k, v in row.items() if k not in ("score", "judged")} for row in rows] == ava_records(21)
     if output:  # the document written piece by piece is orjson's text of the whole dict
         signature = orjson.loads(whole)["signature"]
         assert whole == orjson.dumps({"examples": rows, "n": 21, "signature": signature}) + b"\n"
@@ -315,7 +316,7 @@ def test_ava_never_scores_more_than_a_chunk(tmp_path, capsysbinary, monkeypatch)
 def test_ava_stdin_streams_and_flushes_each_chunk(tmp_path):
     path = ava_input(tmp_path, 10)
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    command = [sys.executable, "-m", "qascore", "ava", "score", "--model", "linear"]
+    command = [sys.executable, "-m", "qascore", "ava", "score", "--model", "linear", "--label-field", "judged"]
     direct = subprocess.run([*command, str(path)], capture_output=True, env=env)
     proc = subprocess.Popen([*command, "-", "--chunk-size", "2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env)
@@ -340,7 +341,7 @@ def test_ava_bad_record_in_a_later_chunk_leaves_no_output_file(tmp_path, capsys,
     lines[24] = b'{"question": "q", "reference": [], "candidate": "c"}\n'  # line 25, in the 5th chunk of 6
     path.write_bytes(b"".join(lines))
     out = tmp_path / "out.jsonl"
-    assert main(["ava", "score", "--model", "linear", str(path), *output, "--chunk-size", "6", "-o", str(out)]) == 2
+    assert main(["ava", "score", "--model", "linear", "--label-field", "judged", str(path), *output, "--chunk-size", "6", "-o", str(out)]) == 2
     assert capsys.readouterr().err.strip() == (f"qascore ava: error: {path}:25: field 'reference' must be a string "
                                                "or a non-empty list of strings")
     assert sorted(os.listdir(tmp_path)) == ["in.jsonl"]  # no output, no temporary file left
@@ -351,7 +352,7 @@ def test_ava_short_aligned_file_found_in_a_later_chunk(tmp_path, capsys):
     q.write_text("q\n" * 12, encoding="utf-8")
     r.write_text("r\n" * 12, encoding="utf-8")
     p.write_text("c\n" * 9, encoding="utf-8")
-    assert main(["ava", "score", "--model", "linear", "-q", str(q), "-r", str(r), "-p", str(p), "--chunk-size", "4",
+    assert main(["ava", "score", "--model", "linear", "--label-field", "judged", "-q", str(q), "-r", str(r), "-p", str(p), "--chunk-size", "4",
                  "-o", str(tmp_path / "o.jsonl")]) == 2
     assert capsys.readouterr().err.strip() == f"qascore ava: error: {q} has 12 examples but {p} has 9"
     assert not (tmp_path / "o.jsonl").exists()
@@ -360,6 +361,6 @@ def test_ava_short_aligned_file_found_in_a_later_chunk(tmp_path, capsys):
 def test_ava_empty_input_is_an_error_with_no_output(tmp_path, capsys):
     empty = tmp_path / "e.jsonl"
     empty.write_bytes(b"")
-    assert main(["ava", "score", "--model", "linear", str(empty), "--json", "-o", str(tmp_path / "o.json")]) == 2
+    assert main(["ava", "score", "--model", "linear", "--label-field", "judged", str(empty), "--json", "-o", str(tmp_path / "o.json")]) == 2
     assert capsys.readouterr().err.strip() == f"qascore ava: error: {empty}: no triple to score (the input is empty)"
     assert sorted(os.listdir(tmp_path)) == ["e.jsonl"]

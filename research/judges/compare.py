@@ -3,7 +3,8 @@
 The gold answers' '/'-separated aliases are passed as lists of references (the dev split is by
 question: no judge was trained or calibrated on it). Per judge: agreement with the human labels,
 the RMSE and Kendall tau-b between the judged and the true accuracies of the five QA systems, and
-answers judged per second (wall clock, one call over the whole split).
+answers judged per second (wall clock, one call over the whole split), and the agreement on the
+long, sentence-form answers alone (20 words or more: the LLM systems' answers).
 
     python research/judges/compare.py NQ.json [--judges containment,linear,...] [--threads N] [--json OUT]
 """
@@ -21,7 +22,8 @@ from qascore.ava.data import load_evouna, split_by_question
 from qascore.ava.evaluate import agreement, system_accuracies
 from qascore.judges import load_judge
 
-JUDGES = "containment,exact-match,token-f1,workbench,linear,containment>linear,default,cascade"
+JUDGES = "containment,exact-match,token-f1,workbench,linear,containment>linear,network,default,cascade"
+LONG_WORDS = 20  # an answer of this many words or more is a long, sentence-form one
 
 
 def main(argv=None) -> int:
@@ -36,22 +38,25 @@ def main(argv=None) -> int:
     labels, systems = dev.require_labels(), dev.systems
     truth = system_accuracies(labels, systems)
     rows = []
+    long = np.array([len(c.split()) >= LONG_WORDS for c in dev.candidates])
     for spec in args.judges.split(","):
         judge = load_judge(spec, n_threads=args.threads)
         start = time.perf_counter()
         verdicts = judge.judge(dev.questions, dev.references, dev.candidates)
         seconds = time.perf_counter() - start
         agree = agreement(system_accuracies(verdicts.labels.astype(np.int64), systems), truth)
-        rows.append({"judge": spec, "agreement": float(np.mean(verdicts.labels == (labels == 1))),
+        right = verdicts.labels == (labels == 1)
+        rows.append({"judge": spec, "agreement": float(np.mean(right)), "agreement_long": float(np.mean(right[long])),
                      "rmse": agree.rmse, "kendall_tau_b": agree.kendall_tau, "answers_per_s": len(dev) / seconds,
                      "signature": judge.signature})
-    print(f"EVOUNA NQ dev, {len(dev)} judged answers, "
+    print(f"EVOUNA NQ dev, {len(dev)} judged answers ({int(long.sum())} of {LONG_WORDS}+ words), "
           f"{np.mean([len(r) for r in dev.references]):.2f} aliases per answer")
-    print("| judge | agreement with humans | RMSE of system accuracy | Kendall tau-b | answers/s |")
-    print("|---|---|---|---|---|")
+    print(f"| judge | agreement with humans | on {LONG_WORDS}+ word answers | RMSE of system accuracy | Kendall tau-b "
+          "| answers/s |")
+    print("|---|---|---|---|---|---|")
     for row in rows:
-        print(f"| `{row['judge']}` | {row['agreement']:.4f} | {row['rmse']:.4f} | {row['kendall_tau_b']:.3f} "
-              f"| {row['answers_per_s']:,.0f} |")
+        print(f"| `{row['judge']}` | {row['agreement']:.4f} | {row['agreement_long']:.4f} | {row['rmse']:.4f} "
+              f"| {row['kendall_tau_b']:.3f} | {row['answers_per_s']:,.0f} |")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump(rows, out, indent=1)

@@ -192,8 +192,8 @@ def _commands(p: dict[str, Path]):
         ("exam-official", ["exam", "-q", s["bank.jsonl"], *(a for n in ("good", "partial", "off-topic")
                                                             for a in ("--articles", s[f"{n}-system.jsonl"])),
                            "--official", s["official.txt"], "--json", "--no-progress"], ["bank.jsonl", "official.txt"]),
-        ("ava-input", ["ava", "score", "--model", "linear", s["ava.jsonl"], "--json"], ["ava.jsonl"]),
-        ("ava-aligned", ["ava", "score", "--model", "linear", "-q", s["ava_q.jsonl"], "-r", s["ava_r.jsonl"],
+        ("ava-input", ["ava", "score", "--model", "linear", "--label-field", "judged", s["ava.jsonl"], "--json"], ["ava.jsonl"]),
+        ("ava-aligned", ["ava", "score", "--model", "linear", "--label-field", "judged", "-q", s["ava_q.jsonl"], "-r", s["ava_r.jsonl"],
                          "-p", s["ava_p.jsonl"], "--json"], ["ava_q.jsonl", "ava_r.jsonl", "ava_p.jsonl"]),
     ]
 
@@ -423,11 +423,11 @@ def _option_cases():
     for option, value in (("--pred-field", "x"), ("--question-field", "x"), ("--ref-field", "x"),
                           ("--header", None), ("--format", "tsv")):
         yield (f"ava INPUT with {option}", {"t.jsonl": b'{"question": "q", "reference": "a", "candidate": "a"}\n'},
-               ["ava", "score", "--model", "linear", "t.jsonl", option, *([value] if value else [])],
+               ["ava", "score", "--model", "linear", "--label-field", "judged", "t.jsonl", option, *([value] if value else [])],
                f"{option} applies to -q/-r/-p files")
     for fields in (["--question-field", "question"], ["--pred-field", "prediction"]):
         yield (f"ava aligned plain lines with {fields[0]}", {"q.txt": b"q\n", "r.txt": b"a\n", "p.txt": b"a\n"},
-               ["ava", "score", "--model", "linear", "-q", "q.txt", "-r", "r.txt", "-p", "p.txt", *fields],
+               ["ava", "score", "--model", "linear", "--label-field", "judged", "-q", "q.txt", "-r", "r.txt", "-p", "p.txt", *fields],
                f"{fields[0]} 'question" if fields[0] == "--question-field" else "--pred-field 'prediction'")
     article = b'{"squid": "x:q", "title": "q", "paragraphs": [{"para_body": [{"text": "t"}]}]}\n'
     bank = b'{"query_id": "q", "question_id": "1", "question": "q?", "choices": {"a": "t", "b": "u"}, "key": "a"}\n'

@@ -104,7 +104,7 @@ def _exam(tmp):
 
 def _ava(tmp):
     inputs = copy_demo(tmp, "ava_demo.jsonl")
-    return ["ava", "score", "--model", "linear", inputs[0]], inputs
+    return ["ava", "score", "--model", "linear", "--label-field", "judged", inputs[0]], inputs
 
 
 def _rag(tmp):
@@ -455,7 +455,7 @@ def test_a_file_name_with_control_characters_stays_on_one_line(name, problem, tm
 CHUNKED = {
     "rouge": lambda w: ["rouge", "-p", w("p.txt", b"a\n"), "-r", w("r.txt", b"a\n")],
     "mrc": lambda w: ["mrc", "-p", str(DEMO / "mrc/pred.jsonl"), "-r", str(DEMO / "mrc/ref.jsonl")],
-    "ava score": lambda w: ["ava", "score", "--model", "linear", str(DEMO / "ava_demo.jsonl")],
+    "ava score": lambda w: ["ava", "score", "--model", "linear", "--label-field", "judged", str(DEMO / "ava_demo.jsonl")],
     "nuggets rag": lambda w: ["nuggets", "rag", "-p", str(DEMO / "nuggets/rag_assignments.jsonl")],
 }
 BAD_CHUNK_SIZES = ["0", "-1", str(2**70), "1180591620717411303424", "1e3", "ten", "1.5"]
@@ -523,7 +523,7 @@ STDIN_CASES = {
     "rouge: not UTF-8": (["rouge", "-p", "-", "-r", "{r}"], b"caf\xe9\n", "<stdin>:1: invalid UTF-8"),
     "rouge: bad JSON line": (["rouge", "-p", "-", "-r", "{r}", "--format", "jsonl"], b"{\n", "<stdin>:1: invalid JSON"),
     "mrc: bad JSON": (["mrc", "-p", "-", "-r", str(DEMO / "mrc/ref.jsonl")], b"{oops\n", "<stdin>:1: invalid JSON"),
-    "ava score: bad JSON": (["ava", "score", "--model", "linear", "-"], b"[\n", "<stdin>: invalid JSON"),
+    "ava score: bad JSON": (["ava", "score", "--model", "linear", "--label-field", "judged", "-"], b"[\n", "<stdin>: invalid JSON"),
     "nuggets rag: empty": (["nuggets", "rag", "-p", "-"], b"", "<stdin>: no topic"),
     "nuggets score: empty run": (["nuggets", "score", "-r", str(DEMO / "nuggets/answer_key.txt"), "-p", "-"], b"",
                                  "<stdin>: the run file holds no response"),
@@ -557,7 +557,7 @@ ENCODING_CASES = {
                               "-p", w("run.txt", b"1.1 R D " + CP1252)],
     "exam questions": lambda w: ["exam", "-q", w("q.jsonl", b'{"query_id": "' + CP1252[:-1] + b'"}\n'),
                                  "--articles", str(DEMO / "exam/systems/good-system.jsonl")],
-    "ava triples": lambda w: ["ava", "score", "--model", "linear", w("t.jsonl", b'{"question": "' + CP1252[:-1] + b'"}\n')],
+    "ava triples": lambda w: ["ava", "score", "--model", "linear", "--label-field", "judged", w("t.jsonl", b'{"question": "' + CP1252[:-1] + b'"}\n')],
 }
 
 

@@ -9,13 +9,28 @@ from ..validate import check_real
 from .evaluate import pointwise, systemwise_accuracy
 
 
-def evaluate_triples(model, triples: Triples, threshold: float | None = None, *, probabilities=None) -> dict:
+def stage_table(stages: np.ndarray, labels: np.ndarray, predicted: np.ndarray, names) -> list[dict]:
+    """Per stage of a staged judge: how many triples it decided, their share, and how often its
+    decisions agree with the human labels (for an accepting stage, its precision)."""
+    rows = []
+    for k, name in enumerate(names):
+        mask = np.asarray(stages) == k
+        n = int(mask.sum())
+        agree = float(np.mean(predicted[mask] == labels[mask])) if n else float("nan")
+        rows.append({"stage": name, "n": n, "share": n / max(len(stages), 1), "agreement": agree})
+    return rows
+
+
+def evaluate_triples(model, triples: Triples, threshold: float | None = None, *, probabilities=None,
+                     stages=None) -> dict:
     """Point-wise metrics at the model's (or the given) threshold, and, when the triples come
     from more than one system, the system-wise table.
 
     ``model`` is any AVA model (``predict_proba``, ``threshold``, ``signature``); ``triples``
     need labels; ``probabilities``, when given, are the model's ``predict_proba`` of them,
-    computed already. Kendall's tau of two systems with tied accuracies is NaN (``null`` in JSON).
+    computed already; ``stages``, the stage that decided each triple (a staged judge's
+    ``judge_stages``), adds the per-stage table. Kendall's tau of two systems with tied accuracies
+    is NaN (``null`` in JSON).
     """
     if triples.labels is None:
         raise ValueError("evaluation needs labelled triples")
@@ -26,6 +41,10 @@ def evaluate_triples(model, triples: Triples, threshold: float | None = None, *,
     th = model.threshold if threshold is None else threshold
     point = pointwise(triples.labels, (probs >= th).astype(np.int64))
     report = {"pointwise": point.as_dict(), "threshold": th, "signature": model.signature}
+    if stages is not None:
+        from ..judges.cascade import STAGES
+
+        report["stages"] = stage_table(stages, triples.labels, (probs >= th).astype(np.int64), STAGES)
     if triples.systems is not None and len(set(triples.systems)) > 1:
         report["systemwise"] = systemwise_accuracy(probs, triples.labels, triples.systems, th,
                                                    model_signature=model.signature).as_dict()
@@ -37,6 +56,9 @@ def format_report(report: dict) -> str:
     p = report["pointwise"]
     lines = [f"point-wise (threshold {report['threshold']:.2f}, n={p['n']}): precision {p['precision']:.4f}  "
              f"recall {p['recall']:.4f}  F1 {p['f1']:.4f}  accuracy {p['accuracy']:.4f}"]
+    for row in report.get("stages", []):
+        lines.append(f"stage {row['stage']:<14} {row['n']:>7} triples ({row['share']:6.1%})  "
+                     f"agreement with humans {row['agreement']:.4f}")
     sw = report.get("systemwise")
     if sw:
         lines.append(f"{'system':<12}{'gold acc':>10}{'AVA acc':>10}{'error':>9}")

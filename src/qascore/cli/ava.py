@@ -15,6 +15,7 @@ are checked before any input is read.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,10 +35,12 @@ from ..io import (STDIN, aligned_chunks, chunked, display_name, dumps, iter_text
 from ..validate import check_real
 from . import options
 
-_CHUNK = 2048  # ava eval: triples per progress step
+_BATCH = 256  # triples per progress step (a few seconds of the network at most)
 CHUNK_SIZE = 4096  # ava score: triples read, scored and written at a time (--chunk-size)
 SEED_MAX = 2**32 - 1  # numpy and torch take seeds in [0, 2**32)
 SCORE_DIGITS = 6  # the "score" field is rounded so that output files stay readable and diffable
+SKIPPED_WHY = {"improper_questions": "flagged improper in EVOUNA: no right answer can be judged",
+               "unjudged": "answers without a human label"}
 
 
 def _say(enabled: bool, message: str) -> None:
@@ -98,11 +101,17 @@ class ScoredRecords:
     byte ``dumps`` of that dict, whose examples go out as they come and whose count and signature
     close it."""
 
-    def __init__(self, out, output_format: str) -> None:
-        self.out, self.json, self.n = out, output_format == "json", 0
+    def __init__(self, out, output_format: str, threshold: float, label_field: str, source: str) -> None:
+        self.out, self.json, self.n, self.threshold = out, output_format == "json", 0, threshold
+        self.label_field, self.source = label_field, source
 
     def add(self, records: list, probabilities) -> None:
-        scored = [{**record, "score": round(float(p), SCORE_DIGITS)} for record, p in zip(records, probabilities)]
+        for k, record in enumerate(records):
+            if self.label_field in record or self.label_field == "score":
+                raise ValueError(f"{self.source}: record {self.n + k + 1} already has a field {self.label_field!r}; "
+                                 f"pass --label-field NAME to write the judged label under another name")
+        scored = [{**record, "score": round(float(p), SCORE_DIGITS), self.label_field: int(p >= self.threshold)}
+                  for record, p in zip(records, probabilities)]
         if self.json:
             self.out.write(("," if self.n else '{"examples":[') + ",".join(map(dumps, scored)))
         else:
@@ -117,6 +126,7 @@ class ScoredRecords:
 
 
 def run_score(args) -> int:
+    from ..runtime.tokenize import TruncationCount
     _check_score_inputs(args)
     chunks = _triple_chunks(args)
     # the first chunk is read before the model is loaded: an empty input or a bad first record is
@@ -124,59 +134,87 @@ def run_score(args) -> int:
     chunk = next(chunks, None)
     if chunk is None:
         raise ValueError(f"{display_name(args.input or args.questions)}: no triple to score (the input is empty)")
-    progress = options.ProgressBar(None, options.show_progress(args, None), "ava")
+    progress = options.ProgressBar(None, options.show_progress(args, None), "ava", unit="triples")
     _say(progress.enabled, "loading the model")
-    metric = Ava(args.model, refs=args.refs, device=args.device, n_jobs=args.n_jobs)
-    with open_output(args.output) as out:
-        report = ScoredRecords(out, args.output_format)
+    judge = load_judge(args.model, refs=args.refs, device=args.device, n_threads=args.n_jobs, cache=args.cache)
+    metric = Ava(judge, refs=args.refs, threshold=args.threshold, n_jobs=args.n_jobs)
+    with open_output(args.output) as out, TruncationCount() as cut:
+        report = ScoredRecords(out, args.output_format, metric.threshold, args.label_field,
+                               display_name(args.input) if args.input is not None else "the input")
         while chunk is not None:
             questions, references, candidates, records = chunk
-            report.add(records, metric.probabilities(questions, references, candidates))
-            progress.advance(len(records))
+            report.add(records, _in_batches(metric.probabilities, questions, references, candidates, progress))
             chunk = next(chunks, None)
         progress.close()
         report.finish(metric.model.signature)
-    print(f"scored {report.n} triples; {metric.model.signature}", file=sys.stderr)
+    print(f"scored {report.n} triples; {args.label_field} = score >= {metric.threshold:.2f}; {metric.model.signature}",
+          file=sys.stderr)
+    cut.report("ava")
     return 0
 
 
-def _in_chunks(predict, questions, references, candidates, progress: bool) -> np.ndarray:
-    """``predict`` chunk by chunk so a bar can move; the models score every triple independently
-    of its batch, so the result is the same as one call."""
-    bar = options.ProgressBar(len(questions), progress, "ava")
-    if not progress:
+def _in_batches(predict, questions, references, candidates, bar) -> np.ndarray:
+    """``predict`` batch by batch so a bar can move (rate and time left); every judge scores each
+    triple independently of its batch, so the result is the same as one call."""
+    if not bar.enabled:
         return predict(questions, references, candidates)
     parts = []
-    for start in range(0, len(questions), _CHUNK):
-        stop = start + _CHUNK
+    for start in range(0, len(questions), _BATCH):
+        stop = start + _BATCH
         parts.append(predict(questions[start:stop], references[start:stop], candidates[start:stop]))
         bar.advance(len(parts[-1]))
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
-def _load_labelled(path: str, split: str, aliases: bool = False):
+def _load_labelled(path: str, split: str, aliases: bool = True):
+    """Labelled triples and what was left out of them ({reason: count}, EVOUNA only)."""
     if path.endswith(".json"):
         triples = load_evouna(path, aliases=aliases)
+        dropped = dict(triples.dropped)
         if split != "all":
             train, dev = split_by_question(triples)
             triples = train if split == "train" else dev
-        return triples
+        return triples, dropped
     triples, _ = load_jsonl_triples(path, need_label=True)
-    return triples
+    return triples, {}
+
+
+def _judge_in_batches(judge, triples, bar) -> tuple[np.ndarray, np.ndarray | None]:
+    """Probabilities and, for a judge with stages (the default), the stage of each triple."""
+    inner = getattr(judge, "inner", judge)
+    if not hasattr(inner, "judge_stages"):
+        return _in_batches(judge.predict_proba, triples.questions, triples.references, triples.candidates, bar), None
+    parts = []
+
+    def staged(q, r, c):
+        verdicts, stage = inner.judge_stages(q, r, c)
+        parts.append(stage)
+        return verdicts.proba
+
+    proba = _in_batches(staged, triples.questions, triples.references, triples.candidates, bar)
+    return proba, (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int8))
 
 
 def run_eval(args) -> int:
+    from ..runtime.tokenize import TruncationCount
     _check_model_extra(args.model)
     if args.threshold is not None:
         check_real(args.threshold, "--threshold", low=0.0, high=1.0)
-    triples = _load_labelled(args.input, args.split, args.aliases)
-    progress = options.show_progress(args, len(triples))
-    _say(progress, f"read {len(triples)} labelled triples; loading the model")
-    model = load_judge(args.model, refs=args.refs, device=args.device, n_threads=args.n_jobs)
-    probs = _in_chunks(model.predict_proba, triples.questions, triples.references, triples.candidates, progress)
-    report = evaluate_triples(model, triples, args.threshold, probabilities=probs)
+    triples, dropped = _load_labelled(args.input, args.split, not args.whole_gold)
+    for reason, count in dropped.items():
+        if count:
+            print(f"qascore ava: left out {count} {reason.replace('_', ' ')} "
+                  f"({SKIPPED_WHY.get(reason, 'as the EVOUNA study does')})", file=sys.stderr)
+    enabled = options.show_progress(args, len(triples), threshold=_BATCH)
+    _say(enabled, f"read {len(triples)} labelled triples; loading the model")
+    model = load_judge(args.model, refs=args.refs, device=args.device, n_threads=args.n_jobs, cache=args.cache)
+    bar = options.ProgressBar(len(triples), enabled, "ava", unit="triples")
+    with TruncationCount() as cut:
+        probs, stages = _judge_in_batches(model, triples, bar)
+    report = evaluate_triples(model, triples, args.threshold, probabilities=probs, stages=stages)
     with open_output(args.output) as out:
         out.write(format_report(report) + "\n" if args.output_format == "text" else dumps(report) + "\n")
+    cut.report("ava")
     return 0
 
 
@@ -325,6 +363,38 @@ def run_calibrate(args) -> int:
     return 0
 
 
+def run_triage(args) -> int:
+    """Fit the calibrated triage of an ONNX model directory (the first stage of its default judge)
+    and write it into its ``model.json``: the regression on the fit part of the train split, the
+    bands on the calibration part against the network's own labels (never on dev)."""
+    options.check_extra("onnx", *ONNX_MODULES)
+    options.check_extra("train", "sklearn")
+    from ..judges.onnx import OnnxAvaModel
+    from ..judges.triage import calibrate_triage
+
+    directory = Path(args.model_dir)
+    network = OnnxAvaModel.from_dir(directory, device=args.device, n_threads=args.n_jobs)
+    train, _ = split_by_question(load_evouna(args.data, aliases=True), seed=args.split_seed)
+    fit, cal = calibration_split(train)
+    recipe = {"command": "qascore " + " ".join(sys.argv[1:]), "data": Path(args.data).name,
+              "split": f"train split (seed {args.split_seed}) re-split by question, seed {CALIBRATION_SEED}, "
+                       f"{CALIBRATION_FRACTION:.0%} calibration"}
+    triage = calibrate_triage(network, fit, cal, recipe=recipe)
+    meta_path = directory / "model.json"
+    meta = read_json(meta_path)
+    meta["triage"] = triage.as_dict()
+    with open_output(meta_path) as out:  # indented: the model description is read by people too
+        out.write(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
+    print(f"triage bands: reject <= {triage.reject_at:.4f}, accept >= {triage.accept_at:.4f} -> {meta_path}")
+    return 0
+
+
+def _add_cache(p) -> None:
+    p.add_argument("--cache", default=None, metavar="DIR",
+                   help="keep the judge's verdicts in DIR (created if missing) and reuse them in later runs: only "
+                        "triples not judged before are judged")
+
+
 def _add_n_jobs(p) -> None:
     """``--n-jobs`` (ONNX Runtime threads), and ``--threads``, its old spelling, hidden."""
     options.add_n_jobs(p)
@@ -362,6 +432,11 @@ def register(parser) -> None:
                        help="JSON field or TSV/CSV column of the candidate (default: prediction)")
     options.add_tsv_header(score)
     _add_model_options(score)
+    score.add_argument("--threshold", type=options.float_in(0.0, 1.0), default=None,
+                       help="label = 1 when score >= it (default: the judge's tuned threshold)")
+    score.add_argument("--label-field", default="label", metavar="NAME",
+                       help="the output field of the judged label, 1 when score >= the threshold (default: label)")
+    _add_cache(score)
     options.add_chunk_size(score, CHUNK_SIZE)
     options.add_progress(score)
     options.add_output(score, per_example=False, default_format="jsonl")
@@ -372,10 +447,15 @@ def register(parser) -> None:
                     help="EVOUNA .json, or JSONL with question, reference, candidate, label[, system] (- for stdin)")
     ev.add_argument("--split", default="dev", choices=["dev", "train", "all"],
                     help="EVOUNA split by question (seed 20240)")
-    ev.add_argument("--aliases", action="store_true",
-                    help="EVOUNA: judge against the gold answer's '/'-separated alternatives, one reference each")
+    gold = ev.add_mutually_exclusive_group()
+    gold.add_argument("--aliases", dest="whole_gold", action="store_false", default=False,
+                      help="EVOUNA: judge against the gold answer's '/'-separated alternatives, one reference each "
+                           "(the default)")
+    gold.add_argument("--whole-gold", dest="whole_gold", action="store_true",
+                      help="EVOUNA: judge against the gold answer as written, '/' and all, as one reference")
     ev.add_argument("--threshold", type=float, default=None, help="decision threshold (default: the model's tuned one)")
     _add_model_options(ev)
+    _add_cache(ev)
     options.add_progress(ev)
     options.add_output(ev, per_example=False)
     ev.set_defaults(func=run_eval)
@@ -417,5 +497,14 @@ def register(parser) -> None:
     _add_n_jobs(cal)
     cal.set_defaults(func=run_calibrate)
 
+    tri = sub.add_parser("triage", help="fit the calibrated triage of an ONNX model dir (the default judge's first "
+                                        "stage) on EVOUNA's train split; needs qascore[train] and qascore[onnx]")
+    tri.add_argument("model_dir", help="an ONNX model directory")
+    tri.add_argument("--data", required=True, help="EVOUNA NQ.json")
+    tri.add_argument("--split-seed", type=options.int_in(0, SEED_MAX), default=20240)
+    tri.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    _add_n_jobs(tri)
+    tri.set_defaults(func=run_triage)
 
-__all__ = ["register", "run_score", "run_eval", "run_train", "run_calibrate"]
+
+__all__ = ["register", "run_score", "run_eval", "run_train", "run_calibrate", "run_triage"]

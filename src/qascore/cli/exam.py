@@ -237,13 +237,19 @@ def _show_progress(args, bank, judge, n_systems: int) -> bool:
 
 def _run_whole(args, bank, solver, judge, official) -> None:
     from ..exam.scoring import evaluate
+    from ..runtime.tokenize import TruncationCount
 
     articles = _read_all_articles(args.articles, args)
     gold = _read_all_articles([args.gold], args) if args.gold else None
     progress = _show_progress(args, bank, judge, len(articles.systems))
     _say(progress, f"grading {len(bank)} questions x {len(articles.systems)} systems"
                    + (" and the gold articles" if gold is not None else "") + f" with the {args.solver} solver")
-    result = evaluate(bank, articles, solver, gold=gold, judge=judge, unknown_queries=args.unknown_queries)
+    bar = options.ProgressBar(None, progress, "exam: judged", unit="answers")
+    with TruncationCount() as cut:
+        result = evaluate(bank, articles, solver, gold=gold, judge=judge, unknown_queries=args.unknown_queries,
+                          progress=bar)
+    bar.close()
+    cut.report("exam")
     correlations = _correlations(result, official, articles, gold, args, progress)
     if args.records:
         with open_output(args.records) as fh:
@@ -315,12 +321,12 @@ def _load_judge(args, bank):
     from ..judges.load import load_judge
 
     if args.judge is not None:
-        return load_judge(args.judge, n_threads=args.n_jobs)
+        return load_judge(args.judge, n_threads=args.n_jobs, cache=args.cache)
     if all(q.is_multiple_choice for q in bank):
         return None
     from ..exam.scoring import default_judge
 
-    return default_judge(args.n_jobs)
+    return default_judge(args.n_jobs, args.cache)
 
 
 def run_exam(args) -> int:
@@ -362,6 +368,9 @@ def register(p) -> None:
                    help="grader of free-text answers against the gold answers: default (the shipped AVA model, "
                         "the default; needs qascore[onnx]), workbench (the rubric grading workbench's stemmed and "
                         "fuzzy matching), containment, linear, cascade (containment>default), A>B, or a model path")
+    p.add_argument("--cache", default=None, metavar="DIR",
+                   help="keep the judge's verdicts in DIR (created if missing) and reuse them in later runs: after "
+                        "adding a system, only its new answers are judged")
     p.add_argument("--free-text", default="any-paragraph", choices=["any-paragraph", "paragraph", "sentence"],
                    help="lexical and qa solvers: the judge reads every paragraph of the article as an answer and "
                         "the question is answered when it accepts any (default), or the solver answers with the "

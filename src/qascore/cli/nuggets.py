@@ -237,7 +237,7 @@ def cmd_rag(args) -> int:
 
         if is_onnx_spec(args.judge):
             options.check_extra("onnx", "onnxruntime", "tokenizers")
-        judge = load_judge(args.judge, n_threads=args.n_jobs)
+        judge = load_judge(args.judge, n_threads=args.n_jobs, cache=args.cache)
     totals = RagTotals(judge=None if judge is None else judge.signature)
     progress = options.ProgressBar(None, options.show_progress(args, None), "rag")
     with open_output(args.output) as out, \
@@ -298,6 +298,8 @@ def register(parser) -> None:
                    help="assign the nuggets with a judge instead of the file's assignments: each nugget against "
                         "each answer sentence, the query as question (containment, workbench, linear, default, "
                         "cascade, A>B or a model path; see docs/judges.md)")
+    p.add_argument("--cache", default=None, metavar="DIR",
+                   help="with --judge: keep its verdicts in DIR and reuse them in later runs")
     p.add_argument("--assignments-out", metavar="FILE", help="with --judge: also write the judged assignments")
     options.add_n_jobs(p)
     options.add_chunk_size(p, RAG_CHUNK_SIZE)

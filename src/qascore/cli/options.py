@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from ..errors import require_extra
 from ..io import FORMATS
@@ -94,6 +95,20 @@ def int_in(low: int, high: int):
     return integer
 
 
+def float_in(low: float, high: float):
+    """An argparse ``type``: a number in [low, high], a bad value named in one line."""
+    def number(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number from {low:g} to {high:g}, got {text!r:.60}") from None
+        if not low <= value <= high:  # NaN fails this too
+            raise argparse.ArgumentTypeError(f"must be a number from {low:g} to {high:g}, got {text:.60}")
+        return value
+
+    return number
+
+
 def add_chunk_size(parser, default: int) -> None:
     parser.add_argument("--chunk-size", type=int_in(1, MAX_CHUNK_SIZE), default=default, metavar="N",
                         help=f"examples read, scored and written at a time (default {default}); memory is bounded "
@@ -109,24 +124,29 @@ def show_progress(args, n_items: int | None, threshold: int = 50_000) -> bool:
 
 
 class ProgressBar:
-    """A one-line bar on stderr, redrawn per chunk of examples; a count alone for a streamed input
-    (``total=None``), ended by :meth:`close`."""
+    """A one-line bar on stderr, redrawn per batch of examples with the rate and, when the total is
+    known, the time left; a count alone for a streamed input (``total=None``), ended by :meth:`close`."""
 
-    def __init__(self, total: int | None, enabled: bool, label: str, stream=None) -> None:
-        self.total, self.done, self.enabled, self.label = total, 0, enabled, label
+    def __init__(self, total: int | None, enabled: bool, label: str, stream=None, *, unit: str = "examples") -> None:
+        self.total, self.done, self.enabled, self.label, self.unit = total, 0, enabled, label, unit
         self.stream = stream if stream is not None else sys.stderr
+        self.started = time.perf_counter()
 
     def advance(self, n: int) -> None:
         if not self.enabled:
             return
         self.done += n
+        elapsed = max(time.perf_counter() - self.started, 1e-9)
+        rate = self.done / elapsed
         if self.total is None:
-            self.stream.write(f"\r{self.label} {self.done} examples")
+            self.stream.write(f"\r{self.label} {self.done} {self.unit} ({rate:,.0f}/s)")
             self.stream.flush()
             return
         width = 30
         filled = width * self.done // max(self.total, 1)
-        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}")
+        left = (self.total - self.done) / rate if rate > 0 else 0.0
+        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+                          f"{self.unit} {rate:,.0f}/s, {_duration(left)} left")
         if self.done >= self.total:
             self.stream.write("\n")
         self.stream.flush()
@@ -136,6 +156,12 @@ class ProgressBar:
         if self.enabled and self.total is None and self.done:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 \
+        else f"{seconds // 60}:{seconds % 60:02d}"
 
 
 def add_hidden_alias(parser, *flags: str, dest: str, **kwargs) -> None:

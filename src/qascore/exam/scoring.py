@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import MissingExtraError
 from ..signature import make_signature
 from ..judges.base import Judge
-from ..judges.onnx import OnnxAvaModel
+from ..judges.cascade import CalibratedCascade
 from ..validate import check_choice
 from .model import Articles, ExamQuestion, QuestionBank
 from .solvers.base import Solver, SolverAnswer
@@ -81,13 +81,14 @@ class ExamResult:
 
 
 @cache
-def default_judge(n_threads: int | None = None) -> Judge:
-    """The judge of free-text answers when none is given: the shipped AVA model (the judge spec
-    ``default``), loaded on first use, so a multiple-choice bank never needs it."""
+def default_judge(n_threads: int | None = None, cache_dir: str | None = None) -> Judge:
+    """The judge of free-text answers when none is given: the shipped AVA judge (the judge spec
+    ``default``: calibrated triage, then the network), loaded on first use, so a multiple-choice
+    bank never needs it; ``cache_dir`` keeps its verdicts on disk for later runs."""
     from ..judges.load import load_judge
 
     try:
-        return load_judge("default", n_threads=n_threads)
+        return load_judge("default", n_threads=n_threads, cache=cache_dir)
     except MissingExtraError as error:
         raise MissingExtraError(f"free-text answers are graded by the shipped AVA model unless another judge is "
                                 f"given (judge=..., --judge workbench needs nothing): {error}") from None
@@ -95,49 +96,47 @@ def default_judge(n_threads: int | None = None) -> Judge:
 
 def judge_name(judge: Judge | None) -> str:
     """The name a judge goes into signatures by; None is the default judge (not loaded for this)."""
-    return OnnxAvaModel.name if judge is None else judge.name
+    return CalibratedCascade.name if judge is None else judge.name
+
+
+JUDGE_BATCH = 512  # answers judged between two progress steps
 
 
 def judge_answers(questions: list[ExamQuestion], answers: list[SolverAnswer],
-                  judge: Judge | None = None) -> tuple[list[bool], list[SolverAnswer]]:
+                  judge: Judge | None = None, progress=None) -> tuple[list[bool], list[SolverAnswer]]:
     """Whether each answer is right, and the answers as graded: a multiple-choice answer is right
     when its label is the key; a free-text answer when ``judge`` (default: :func:`default_judge`,
     the shipped AVA model) accepts its text against the question's gold answers, or, when the
     solver offered alternatives, any of them (the first accepted becomes the answer). An
     abstention is wrong.
 
-    The judge reads each distinct (question, gold answers, answer) once per call, however many
-    systems gave it: first every answer's text, then the alternatives of the answers it rejected,
-    so a question stops at its first accepted answer. A judge's verdict on a triple does not
-    depend on the others in its call, so the result is the one of judging every alternative.
+    The judge answers "is any of these right?" for each answer's texts (:meth:`Judge.first_accepted`):
+    a judge reads each distinct (question, gold answers, text) at most once per batch, however many
+    systems gave it, and the shipped judge reads few: its triage settles most paragraphs, and its
+    network reads a short list per question. A judge's answer for one question does not depend on
+    the others in its call. ``progress`` (an object with ``advance(n)``, such as the command
+    line's bar) hears of every batch of answers judged.
     """
     correct = [q.is_multiple_choice and a.label is not None and a.label == q.key for q, a in zip(questions, answers)]
     graded = list(answers)
     free = [i for i, (q, a) in enumerate(zip(questions, answers))
             if not q.is_multiple_choice and a.text is not None and q.gold_answers]
-    Triple = tuple[str, tuple[str, ...], str]
-    verdicts: dict[Triple, bool] = {}  # (question, gold answers, answer) -> accepted, each judged once
-
-    def triple(i: int, text: str) -> Triple:
-        return questions[i].text, tuple(questions[i].gold_answers), text
-
-    def read(triples: list[Triple]) -> None:
-        todo = [t for t in dict.fromkeys(triples) if t not in verdicts]
-        if todo:
-            grader = default_judge() if judge is None else judge
-            labels = grader.judge([q for q, _, _ in todo], [list(g) for _, g, _ in todo],
-                                  [a for _, _, a in todo]).labels
-            verdicts.update(zip(todo, map(bool, labels)))
-
+    if not free:
+        return correct, graded
+    grader = default_judge() if judge is None else judge
     texts = {i: [t for t in (answers[i].text, *answers[i].alternatives) if t is not None] for i in free}
-    read([triple(i, texts[i][0]) for i in free])
-    read([triple(i, t) for i in free if not verdicts[triple(i, texts[i][0])] for t in texts[i][1:]])
-    for i in free:
-        accepted = next((t for t in texts[i] if verdicts[triple(i, t)]), None)
-        correct[i] = accepted is not None
-        if answers[i].alternatives:
-            a = answers[i]
-            graded[i] = SolverAnswer(a.label, a.confidence, a.text if accepted is None else accepted)
+    step = JUDGE_BATCH if progress is not None else len(free)
+    for start in range(0, len(free), step):
+        part = free[start:start + step]
+        first = grader.first_accepted([questions[i].text for i in part],
+                                      [list(questions[i].gold_answers) for i in part], [texts[i] for i in part])
+        for i, j in zip(part, first.tolist()):
+            correct[i] = j >= 0
+            if answers[i].alternatives:
+                a = answers[i]
+                graded[i] = SolverAnswer(a.label, a.confidence, a.text if j < 0 else texts[i][j])
+        if progress is not None:
+            progress.advance(len(part))
     return correct, graded
 
 
@@ -160,7 +159,7 @@ def bank_articles(bank: QuestionBank, articles: Articles) -> list[list[str]]:
 
 
 def grade(bank: QuestionBank, articles: Articles, solver: Solver, *, judge: Judge | None = None,
-          unknown_queries: str = "error") -> list[QuestionRecord]:
+          unknown_queries: str = "error", progress=None) -> list[QuestionRecord]:
     """Answer every question of the bank from every system's article for its query, and grade each
     answer (:func:`judge_answers`: free-text answers by ``judge``, the shipped AVA model by default).
 
@@ -185,7 +184,7 @@ def grade(bank: QuestionBank, articles: Articles, solver: Solver, *, judge: Judg
             task_questions.append(bank.questions(query_id))
     answers = solver.solve(task_articles, task_questions) if tasks else []
     flat = [(task, q, ans) for task, qs, row in zip(tasks, task_questions, answers) for q, ans in zip(qs, row)]
-    correct, graded = judge_answers([q for _, q, _ in flat], [ans for _, _, ans in flat], judge)
+    correct, graded = judge_answers([q for _, q, _ in flat], [ans for _, _, ans in flat], judge, progress)
     return [QuestionRecord(system, query_id, q.question_id, ans.label if q.is_multiple_choice else ans.text,
                            ans.confidence, right, has)
             for ((system, query_id, has), q, _), ans, right in zip(flat, graded, correct)]
@@ -273,7 +272,7 @@ def check_gold(articles_systems, gold: Articles) -> None:
 
 
 def evaluate(bank: QuestionBank, articles: Articles, solver: Solver, *, gold: Articles | None = None,
-             judge: Judge | None = None, unknown_queries: str = "error") -> ExamResult:
+             judge: Judge | None = None, unknown_queries: str = "error", progress=None) -> ExamResult:
     """Grade all systems (and the gold articles, if given) with one solver and aggregate; free-text
     answers are graded by ``judge`` (the shipped AVA model by default)."""
     gold_records = None
@@ -282,11 +281,11 @@ def evaluate(bank: QuestionBank, articles: Articles, solver: Solver, *, gold: Ar
         # One batch with the systems, so pooled statistics (idf) are the same for gold and systems.
         both = Articles({s: articles.articles(s) for s in articles.systems})
         both.merge(Articles({GOLD_SYSTEM: gold.articles(gold.systems[0])}))
-        records = grade(bank, both, solver, judge=judge, unknown_queries=unknown_queries)
+        records = grade(bank, both, solver, judge=judge, unknown_queries=unknown_queries, progress=progress)
         gold_records = [r for r in records if r.system == GOLD_SYSTEM]
         records = [r for r in records if r.system != GOLD_SYSTEM]
     else:
-        records = grade(bank, articles, solver, judge=judge, unknown_queries=unknown_queries)
+        records = grade(bank, articles, solver, judge=judge, unknown_queries=unknown_queries, progress=progress)
     return exam_scores(bank, records, gold_records=gold_records, settings=exam_settings(solver, judge))
 
 

@@ -9,21 +9,25 @@ each alone. ``references[i]`` is a string or a list of acceptable strings. Imple
 - :class:`WorkbenchJudge` -- the rubric grading workbench's stemmed and fuzzy matching (EXAM's grader);
 - :class:`LinearAva` -- AVA's four-feature linear model (numpy);
 - :class:`OnnxAvaModel` -- AVA's transformer models (ONNX Runtime; the ``onnx`` extra);
-- :class:`CascadeJudge` -- a first judge accepts what it can, the next judges the rest.
+- :class:`CascadeJudge` -- a first judge accepts what it can, the next judges the rest;
+  :class:`CalibratedCascade` -- the default: a calibrated triage (:mod:`qascore.judges.triage`)
+  settles the clear triples both ways, the network judges the rest;
+- :class:`CachedJudge` -- any judge with its verdicts remembered in memory and on disk.
 
 :func:`load_judge` turns a name (``containment``, ``workbench``, ``linear``, ``default``,
 ``cascade``, ``A>B``, a model path) into a judge. AVA, EXAM's free-text grading and nugget
 assignment all take a judge.
 """
 from .base import Judge, Verdicts
-from .cascade import CascadeJudge
+from .cache import CachedJudge
+from .cascade import CalibratedCascade, CascadeJudge
 from .linear import LinearAva, default_linear_model
 from .load import JUDGE_SPECS, load_judge, load_model
 from .matching import ContainmentJudge, ExactMatchJudge, TokenF1Judge, WorkbenchJudge, verify_free_text
 from .onnx import OnnxAvaModel, load_default_model
 
 __all__ = [
-    "CascadeJudge", "ContainmentJudge", "ExactMatchJudge", "JUDGE_SPECS", "Judge", "LinearAva", "OnnxAvaModel",
-    "TokenF1Judge", "Verdicts", "WorkbenchJudge", "default_linear_model", "load_default_model", "load_judge",
-    "load_model", "verify_free_text",
+    "CachedJudge", "CalibratedCascade", "CascadeJudge", "ContainmentJudge", "ExactMatchJudge", "JUDGE_SPECS", "Judge",
+    "LinearAva", "OnnxAvaModel", "TokenF1Judge", "Verdicts", "WorkbenchJudge", "default_linear_model",
+    "load_default_model", "load_judge", "load_model", "verify_free_text",
 ]

@@ -46,3 +46,35 @@ class Judge:
     def predict(self, questions, references, candidates) -> np.ndarray:
         """1 for each triple judged correct, else 0 (int64)."""
         return self.judge(questions, references, candidates).labels.astype(np.int64)
+
+    def cached(self, remember) -> Judge:
+        """This judge with its verdicts remembered: ``remember(judge)`` wraps a judge in a cache
+        (:class:`~qascore.judges.cache.CachedJudge`); a judge made of stages wraps its costly one."""
+        return remember(self)
+
+    def first_accepted(self, questions, references, candidate_lists) -> np.ndarray:
+        """Per item, the index in ``candidate_lists[i]`` of the first candidate judged correct for
+        (``questions[i]``, ``references[i]``), or -1 when none is: "does any of these answer it?",
+        as EXAM asks of an article's paragraphs. Each distinct triple is judged once per call: first
+        every list's leading candidate, then the rest of the lists whose lead was rejected. An
+        item's answer does not depend on the other items of the call."""
+        def triple(i: int, j: int) -> tuple:
+            refs = references[i]
+            return questions[i], refs if isinstance(refs, str) else tuple(refs), candidate_lists[i][j]
+
+        verdicts: dict = {}
+
+        def read(keys: list) -> None:
+            todo = [k for k in dict.fromkeys(keys) if k not in verdicts]
+            if todo:
+                labels = self.judge([k[0] for k in todo], [k[1] if isinstance(k[1], str) else list(k[1]) for k in todo],
+                                    [k[2] for k in todo]).labels
+                verdicts.update(zip(todo, map(bool, labels)))
+
+        items = [i for i, texts in enumerate(candidate_lists) if len(texts)]
+        read([triple(i, 0) for i in items])
+        read([triple(i, j) for i in items if not verdicts[triple(i, 0)] for j in range(1, len(candidate_lists[i]))])
+        out = np.full(len(candidate_lists), -1, dtype=np.int64)
+        for i in items:
+            out[i] = next((j for j in range(len(candidate_lists[i])) if verdicts[triple(i, j)]), -1)
+        return out

@@ -51,3 +51,117 @@ class CascadeJudge(Judge):
 
     def predict_proba(self, questions, references, candidates) -> np.ndarray:
         return self.judge(questions, references, candidates).proba
+
+
+STAGES = ("triage-accept", "triage-reject", "network")
+
+
+class CalibratedCascade(Judge):
+    """The default judge: a :class:`~qascore.judges.triage.TriageModel` settles the triples in its
+    calibrated bands (accept or reject, where on calibration data it was right at least as often as
+    the network), and ``network`` (the AVA transformer model) judges the uncertain middle.
+
+    A triage-settled triple's probability is the triage's (at or above ``accept_at``, at or below
+    ``reject_at``); a deferred triple's is the network's. ``threshold`` and ``refs`` are the
+    network's. Under ``refs="mean"`` (the paper's rule for sentence-long references) the triage,
+    whose evidence is "any reference", stands aside and the network judges every triple. Each
+    triple is judged independently of its batch, like every judge; :meth:`judge_stages` also says
+    which stage decided each one."""
+
+    name = "ava-cascade"
+
+    def __init__(self, triage, network: Judge, *, shortlist: int = 2) -> None:
+        self.triage = triage
+        self.network = network
+        if not isinstance(shortlist, int) or shortlist < 1:
+            raise ValueError(f"shortlist must be a positive integer, got {shortlist!r}")
+        self.shortlist = shortlist
+
+    @property
+    def threshold(self) -> float:
+        return self.network.threshold
+
+    @property
+    def refs(self) -> str | None:
+        return getattr(self.network, "refs", None)
+
+    def with_refs(self, refs: str, threshold: float | None = None) -> CalibratedCascade:
+        return CalibratedCascade(self.triage, self.network.with_refs(refs, threshold),  # type: ignore[attr-defined]
+                                 shortlist=self.shortlist)
+
+    def cached(self, remember) -> CalibratedCascade:
+        """The same cascade with the network's verdicts remembered: the triage costs little."""
+        return CalibratedCascade(self.triage, self.network.cached(remember), shortlist=self.shortlist)
+
+    def settings(self) -> dict:
+        triage = (f"logistic{len(self.triage.weights)}[reject<={self.triage.reject_at:.3f},"
+                  f"accept>={self.triage.accept_at:.3f}]" if self.refs != "mean" else "off")
+        return dict(triage=triage, shortlist=self.shortlist,
+                    **{f"then.{k}": v for k, v in self.network.settings().items()})
+
+    def judge_stages(self, questions, references, candidates) -> tuple[Verdicts, np.ndarray]:
+        """Verdicts and, per triple, the index in :data:`STAGES` of the stage that decided it."""
+        from .rows import check_triples
+        from .triage import triage_features
+
+        questions, references, candidates = check_triples(questions, references, candidates)
+        n = len(questions)
+        stage = np.full(n, STAGES.index("network"), dtype=np.int8)
+        proba = np.zeros(n)
+        if self.refs != "mean" and n:
+            p = self.triage.proba(triage_features(questions, references, candidates))
+            bands = self.triage.bands(p)
+            stage[bands == 1] = STAGES.index("triage-accept")
+            stage[bands == -1] = STAGES.index("triage-reject")
+            proba[bands != 0] = p[bands != 0]
+        rest = np.flatnonzero(stage == STAGES.index("network"))
+        if len(rest):
+            proba[rest] = self.network.predict_proba([questions[i] for i in rest], [references[i] for i in rest],
+                                                     [candidates[i] for i in rest])
+        return Verdicts(proba, proba >= float(self.threshold)), stage
+
+    def judge(self, questions, references, candidates) -> Verdicts:
+        return self.judge_stages(questions, references, candidates)[0]
+
+    def predict_proba(self, questions, references, candidates) -> np.ndarray:
+        return self.judge(questions, references, candidates).proba
+
+    def first_accepted(self, questions, references, candidate_lists) -> np.ndarray:
+        """Per item, the first of its candidates judged correct, or -1. A candidate the triage
+        accepts answers the item at once; otherwise the network reads only the ``shortlist``
+        candidates of the middle band with the most triage evidence. Each network read is one more
+        chance of a false accept, so an item with many candidates (an article's paragraphs) gets as
+        many chances as one with ``shortlist``, and the network runs on a few triples per item.
+        Under ``refs="mean"``, every candidate goes to the network as with any judge."""
+        if self.refs == "mean":
+            return super().first_accepted(questions, references, candidate_lists)
+        from .rows import check_triples
+        from .triage import triage_features
+
+        lengths = np.array([len(texts) for texts in candidate_lists], dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+        owner = np.repeat(np.arange(len(candidate_lists)), lengths)
+        q, r, c = check_triples([questions[i] for i in owner], [references[i] for i in owner],
+                                [text for texts in candidate_lists for text in texts])
+        p = self.triage.proba(triage_features(q, r, c)) if len(c) else np.zeros(0)
+        bands = self.triage.bands(p)
+        out = np.full(len(candidate_lists), -1, dtype=np.int64)
+        chosen: dict = {}  # item -> its shortlisted rows, in candidate order
+        for i, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist())):
+            rows = np.arange(start, start + length)
+            accepted = rows[bands[rows] == 1]
+            if len(accepted):
+                out[i] = accepted[0] - start
+                continue
+            middle = rows[bands[rows] == 0]
+            if len(middle):
+                chosen[i] = np.sort(middle[np.argsort(-p[middle], kind="stable")[: self.shortlist]])
+        asked = np.concatenate(list(chosen.values())) if chosen else np.zeros(0, dtype=np.int64)
+        if len(asked):
+            labels = self.network.judge([q[k] for k in asked], [r[k] for k in asked], [c[k] for k in asked]).labels
+            verdict = dict(zip(asked.tolist(), labels.tolist()))
+            for i, rows in chosen.items():
+                first = next((k for k in rows.tolist() if verdict[k]), None)
+                if first is not None:
+                    out[i] = first - starts[i]
+        return out

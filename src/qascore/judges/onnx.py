@@ -18,14 +18,16 @@ from ..runtime.batching import pad_rows, run_bucketed
 from ..runtime.session import ModelFileError, OnnxSession, check_model_file
 from ..runtime.tokenize import TextTokenizer
 from .base import Judge
+from .cascade import CalibratedCascade
 from .features import compute_features
 from .inputs import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
 from .rows import REFERENCE_RULES, check_rule, check_triples, combine_by_owner, expand_rows, lead_rows, \
     mean_by_owner, sigmoid, unique_rows
 from .stacking import Stacker
+from .triage import TriageModel
 
-# expand_rows, mean_by_owner and sigmoid stay importable from here (they lived here before rows.py).
-__all__ = ["OnnxAvaModel", "default_model_dir", "expand_rows", "load_default_model", "mean_by_owner", "sigmoid"]
+__all__ = ["OnnxAvaModel", "default_model_dir", "expand_rows", "load_default_model", "load_default_network",
+           "load_model_dir", "mean_by_owner", "sigmoid"]
 ONNX_MODULES = ("onnxruntime", "tokenizers")
 
 
@@ -160,12 +162,31 @@ def default_model_dir() -> Path:
     return bundled_path("ava")
 
 
-def load_default_model(**options) -> OnnxAvaModel:
-    """The shipped AVA model (int8 ONNX a2 + stacker, see docs/ava.md for its recipe).
+def load_model_dir(directory, *, triage: bool = True, **options) -> Judge:
+    """The judge an ONNX model directory describes: its network, behind its calibrated triage
+    (:class:`~qascore.judges.cascade.CalibratedCascade`) when ``model.json`` has one and
+    ``triage`` is true. ``options`` go to :class:`OnnxAvaModel`."""
+    network = OnnxAvaModel.from_dir(directory, **options)
+    recipe = network.recipe.get("triage")
+    if not triage or recipe is None:
+        return network
+    return CalibratedCascade(TriageModel.from_dict(recipe), network)
+
+
+def load_default_model(**options) -> Judge:
+    """The shipped AVA judge: a calibrated triage settles the clear triples and the shipped network
+    (int8 ONNX a2 + stacker, see docs/ava.md for its recipe) judges the rest
+    (:class:`~qascore.judges.cascade.CalibratedCascade`, docs/judges.md).
 
     Needs the ``onnx`` extra: without onnxruntime or tokenizers it raises
     :class:`~qascore.errors.MissingExtraError` naming ``pip install "qascore[onnx]"``.
     ``options`` go to :class:`OnnxAvaModel` (``device``, ``n_threads``, ``truncation``, ...).
     """
+    require_extra("onnx", *ONNX_MODULES)
+    return load_model_dir(default_model_dir(), **options)
+
+
+def load_default_network(**options) -> OnnxAvaModel:
+    """The shipped network alone, judging every triple (the judge spec ``network``)."""
     require_extra("onnx", *ONNX_MODULES)
     return OnnxAvaModel.from_dir(default_model_dir(), **options)

@@ -6,6 +6,8 @@ indices, ``"error"`` raises, ``"allow"`` only records it in :attr:`Encoded.trunc
 """
 from __future__ import annotations
 
+import re
+import sys
 import warnings
 from dataclasses import dataclass
 from collections.abc import Sequence
@@ -92,3 +94,38 @@ def report_truncation(truncated: np.ndarray, max_length: int, policy: str) -> No
     if policy == "error":
         raise TruncationError(message)
     warnings.warn(message, TruncationWarning, stacklevel=3)
+
+
+class TruncationCount:
+    """Collects the :class:`TruncationWarning`s raised inside a ``with`` block (any thread of this
+    process) instead of letting them print, and :meth:`report` says, once, how many inputs were cut
+    to the window: a command's one line in place of a warning per batch."""
+
+    _PATTERN = re.compile(r"^(\d+) of (\d+) inputs exceed (\d+) tokens")
+
+    def __init__(self) -> None:
+        self.cut = self.seen = 0
+        self.window: int | None = None
+        self._catcher = warnings.catch_warnings(record=True)
+
+    def __enter__(self) -> TruncationCount:
+        self._records = self._catcher.__enter__()
+        warnings.simplefilter("always", TruncationWarning)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._catcher.__exit__(*exc)
+        for record in self._records or []:
+            if not issubclass(record.category, TruncationWarning):
+                warnings.warn_explicit(record.message, record.category, record.filename, record.lineno)
+                continue
+            match = self._PATTERN.match(str(record.message))
+            if match:
+                self.cut += int(match.group(1))
+                self.seen += int(match.group(2))
+                self.window = int(match.group(3))
+
+    def report(self, command: str, stream=None) -> None:
+        if self.cut:
+            print(f"qascore {command}: {self.cut} model inputs were longer than the {self.window}-token window and "
+                  f"were cut to it", file=stream if stream is not None else sys.stderr)
