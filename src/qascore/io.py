@@ -190,18 +190,22 @@ def _open_binary(path) -> contextlib.AbstractContextManager[Any]:
     return contextlib.closing(_HeadThenRest(head, rest, stack))
 
 
-def read_head(path, size: int = _HEAD_BYTES) -> bytes:
+def read_head(path, size: int = _HEAD_BYTES, *, first_line: bool = False) -> bytes:
     """Up to the first ``size`` bytes of ``path``'s content (decompressed), to guess its format.
 
     The input is not used up: a regular file is opened again by the next reader; a one-shot input
     (standard input, a pipe, a FIFO, ``<(...)``) is read once, and its next reader gets these bytes
-    back first, then the rest of the same open stream."""
+    back first, then the rest of the same open stream. With ``first_line`` (a guess that needs no
+    more), reading stops once the head holds its first non-blank line whole: a pipe whose producer
+    writes a few records and waits is not held until ``size`` bytes or its end arrive."""
     def take(stream) -> bytes:
         parts, got = [], 0
         read = getattr(stream, "read1", stream.read)  # never more than asked: the rest stays in the stream
         while got < size and (data := read(size - got)):
             parts.append(data)
             got += len(data)
+            if first_line and _holds_first_line(b"".join(parts)):
+                break
         return b"".join(parts)
 
     if can_read_twice(path):
@@ -222,6 +226,12 @@ def read_head(path, size: int = _HEAD_BYTES) -> bytes:
     with _HEADS_LOCK:
         _HEADS[_head_key(path)] = (head, stream, stack, _identity(path))
     return head
+
+
+def _holds_first_line(head: bytes) -> bool:
+    """Whether ``head`` holds its first non-blank line up to the line's end."""
+    body = head.lstrip(b" \t\r\n\xef\xbb\xbf")
+    return b"\n" in body or b"\r" in body
 
 
 def open_text(path) -> IO[str]:
@@ -338,7 +348,7 @@ class RecordNumber(int):
 
 def starts_json_array(path) -> bool:
     """Whether ``path``'s content (after a byte-order mark and white space) opens a JSON array."""
-    return read_head(path).lstrip(b" \t\r\n\xef\xbb\xbf").startswith(b"[")
+    return read_head(path, first_line=True).lstrip(b" \t\r\n\xef\xbb\xbf").startswith(b"[")
 
 
 def iter_jsonl(path, *, allow_blank: bool = True, array_document: bool = True) -> Iterator[tuple[int, Any]]:
@@ -402,7 +412,7 @@ def guess_format(path) -> str:
     suffix = Path(str(path).removesuffix(".gz")).suffix.lower() if str(path) != STDIN else ""
     if suffix in _SUFFIX_FORMATS:
         return _SUFFIX_FORMATS[suffix]
-    head = read_head(path).lstrip(b" \t\r\n\xef\xbb\xbf")
+    head = read_head(path, first_line=True).lstrip(b" \t\r\n\xef\xbb\xbf")
     if head.startswith(b"["):
         return "json"
     if head.startswith(b"{"):
