@@ -1,6 +1,6 @@
 """``qascore rouge``: ROUGE of prediction files against reference files.
 
-Inputs, one example per record, aligned by record order (read by :func:`qascore.io.iter_texts`):
+Inputs, one example per record, aligned by record order (read by :func:`qascore.io.iter_text_blocks`):
 * plain text (``lines``): each line is one text (``--pred-field`` / ``--ref-field`` are an error);
 * JSON lines (``jsonl``) or a JSON array (``json``): a field of each object (``--pred-field`` /
   ``--ref-field``); a reference field may hold a list of strings (several references);
@@ -15,14 +15,17 @@ signature. Long inputs show a progress count on stderr.
 
 Streamed: the inputs are read, scored and written ``--chunk-size`` examples at a time (per-example
 rows are flushed per chunk; the aggregate comes from exact sums, so it does not depend on the chunk
-size), so memory is bounded by a chunk, not by the input.
+size), so memory is bounded by a chunk, not by the input. Plain lines are read a block at a time
+and cut into chunks by list slicing, and the next chunk is read by a background thread while the
+kernel, which releases the GIL, scores this one (:func:`qascore.io.read_ahead`): two chunks are
+held at most, and reading and writing cost about what the scoring does.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..io import (STDIN, RowSpool, aligned_chunks, display_name, dumps, iter_texts, number_rows, open_output,
-                  text_input_formats, write_bytes, write_document)
+from ..io import (STDIN, RowSpool, aligned_chunks, display_name, dumps, iter_text_blocks, number_rows,
+                  open_output, read_ahead, text_input_formats, write_bytes, write_document)
 from ..lexical.rouge import MULTI_REF_MODES, Rouge, RougeResult, nltk_sentences, parse_rouge_types
 from . import options
 
@@ -102,16 +105,16 @@ def run(args) -> int:
         nltk_sentences("Checked. Before any input is read.")  # a missing Punkt model: one line, exit 2
     (fmt, header), *ref_formats = text_input_formats([args.predictions, *args.references], args.format,
                                                      args.tsv_header)
-    streams = [iter_texts(args.predictions, fmt, args.pred_field, tsv_header=header,
-                          default_field="prediction", field_option="--pred-field")]
-    streams += [iter_texts(p, fmt, args.ref_field, tsv_header=header, allow_lists=True,
-                           default_field="reference", field_option="--ref-field")
+    streams = [iter_text_blocks(args.predictions, fmt, args.pred_field, tsv_header=header,
+                                default_field="prediction", field_option="--pred-field")]
+    streams += [iter_text_blocks(p, fmt, args.ref_field, tsv_header=header, allow_lists=True,
+                                 default_field="reference", field_option="--ref-field")
                 for p, (fmt, header) in zip(args.references, ref_formats)]
     progress = options.ProgressBar(None, options.show_progress(args, None), "rouge")
-    with open_output(args.output) as out:
+    chunks = aligned_chunks(streams, [args.predictions, *args.references], args.chunk_size, blocks=True)
+    with open_output(args.output) as out, read_ahead(chunks) as chunks:
         report = Report(out, args.output_format, args.per_example)
-        for predictions, *references in aligned_chunks(streams, [args.predictions, *args.references],
-                                                       args.chunk_size):
+        for predictions, *references in chunks:
             result = metric.result(predictions, merge_references(references))
             metric.accumulate(Rouge.result_statistics(result))
             report.add(result)
