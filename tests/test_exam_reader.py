@@ -81,6 +81,7 @@ def test_a_pair_reads_the_same_alone_and_in_any_batch(reader):
     questions = ["who wrote hamlet"] * 5 + ["where is the louvre", "what is in bananas"]
     sentences = [s for p in ARTICLE for s in p.split(". ")] + ["A much longer sentence " * 8]
     sentences = sentences[:len(questions)]
+    questions = questions[:len(sentences)]
     together = reader.answer_probability(questions, sentences)
     alone = np.array([reader.answer_probability([q], [s])[0] for q, s in zip(questions, sentences)])
     np.testing.assert_allclose(together, alone, atol=1e-5, rtol=0)

@@ -114,12 +114,12 @@ class Counting(Judge):
 
 
 # contained -> accept, nothing shared -> reject, the rest -> the network
-TRIAGE = TriageModel([6.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], -3.0, 0.9, 0.1)
+TRIAGE = TriageModel([6.0] + [0.0] * (len(TRIAGE_FEATURES) - 1), -3.0, 0.9, 0.1)
 Q = ["who wrote hamlet", "who wrote hamlet", "capital of france", "capital of france"]
 R = [["Shakespeare", "the Bard"], "Shakespeare", "Paris", ["Lyon", "Paris"]]
 C = ["It was William Shakespeare.", "Marlowe", "the answer is PARIS!", "hmm"]
 # the same, with a reject band too narrow for anything here: the two uncontained answers go to the network
-MIDDLE = TriageModel([6.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], -3.0, 0.9, 0.04)
+MIDDLE = TriageModel([6.0] + [0.0] * (len(TRIAGE_FEATURES) - 1), -3.0, 0.9, 0.04)
 
 
 def test_calibrated_cascade_sends_only_the_middle_to_the_network():
@@ -221,3 +221,28 @@ def test_first_accepted_reads_a_short_list_and_agrees_with_judging_each_candidat
     plain = Counting()
     assert plain.first_accepted(["a", "b"], ["x", ["y"]], [["1", "2"], []]).tolist() == [0, -1]
     assert plain.seen == ["1"]
+
+
+def test_a_long_candidate_is_read_as_windows_of_whole_sentences():
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    import warnings
+
+    from qascore.judges.onnx import load_default_network
+    from qascore.runtime.tokenize import TruncationCount
+
+    network = load_default_network(device="cpu", n_threads=1)
+    filler = " ".join(f"Sentence {i} is about the weather in a distant town, and it has many words." for i in range(30))
+    long = filler + " Hamlet was written by William Shakespeare."
+    q, r = ["who wrote hamlet"], ["William Shakespeare"]
+    windows, owner = network.candidate_windows(q, r, [long])
+    assert len(windows) > 1 and set(owner.tolist()) == {0} and " ".join(windows) == long  # whole sentences, all of them
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is cut, so nothing is warned
+        alone = network.predict_proba(q, r, [long])
+    assert alone[0] >= network.threshold  # the answer in the last window is read
+    batch = network.predict_proba(q * 3, r * 3, ["Charles Dickens.", long, "It was Shakespeare."])
+    assert abs(batch[1] - alone[0]) <= 1e-5
+    with TruncationCount() as cut:  # one sentence longer than the window is still cut, and counted once
+        network.predict_proba(["what?"] * 2, ["yes"] * 2, ["word " * 400, "word " * 300])
+    assert cut.cut == 2 and cut.window == 128

@@ -95,7 +95,8 @@ class CalibratedCascade(Judge):
 
     def settings(self) -> dict:
         triage = (f"logistic{len(self.triage.weights)}[reject<={self.triage.reject_at:.3f},"
-                  f"accept>={self.triage.accept_at:.3f}]" if self.refs != "mean" else "off")
+                  f"accept>={self.triage.accept_at:.3f}{',contained' if self.triage.accept_contained else ''}]"
+                  if self.refs != "mean" else "off")
         return dict(triage=triage, shortlist=self.shortlist,
                     **{f"then.{k}": v for k, v in self.network.settings().items()})
 
@@ -109,8 +110,9 @@ class CalibratedCascade(Judge):
         stage = np.full(n, STAGES.index("network"), dtype=np.int8)
         proba = np.zeros(n)
         if self.refs != "mean" and n:
-            p = self.triage.proba(triage_features(questions, references, candidates))
-            bands = self.triage.bands(p)
+            features = triage_features(questions, references, candidates)
+            p = self.triage.proba(features)
+            bands = self.triage.bands(p, features)
             stage[bands == 1] = STAGES.index("triage-accept")
             stage[bands == -1] = STAGES.index("triage-reject")
             proba[bands != 0] = p[bands != 0]
@@ -143,8 +145,9 @@ class CalibratedCascade(Judge):
         owner = np.repeat(np.arange(len(candidate_lists)), lengths)
         q, r, c = check_triples([questions[i] for i in owner], [references[i] for i in owner],
                                 [text for texts in candidate_lists for text in texts])
-        p = self.triage.proba(triage_features(q, r, c)) if len(c) else np.zeros(0)
-        bands = self.triage.bands(p)
+        features = triage_features(q, r, c)
+        p = self.triage.proba(features)
+        bands = self.triage.bands(p, features)
         out = np.full(len(candidate_lists), -1, dtype=np.int64)
         chosen: dict = {}  # item -> its shortlisted rows, in candidate order
         for i, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist())):

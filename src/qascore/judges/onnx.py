@@ -16,12 +16,13 @@ from ..io import read_json
 from ..models import bundled_path
 from ..runtime.batching import pad_rows, run_bucketed
 from ..runtime.session import ModelFileError, OnnxSession, check_model_file
-from ..runtime.tokenize import TextTokenizer
+from ..runtime.tokenize import TextTokenizer, report_truncation
+from ..text.sentences import split_sentences
 from .base import Judge
 from .cascade import CalibratedCascade
 from .features import compute_features
 from .inputs import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
-from .rows import REFERENCE_RULES, check_rule, check_triples, combine_by_owner, expand_rows, lead_rows, \
+from .rows import REFERENCE_RULES, check_lengths, check_rule, check_triples, combine_by_owner, expand_rows, lead_rows, \
     mean_by_owner, sigmoid, unique_rows
 from .stacking import Stacker
 from .triage import TriageModel
@@ -108,10 +109,51 @@ class OnnxAvaModel(Judge):
         lengths = np.max([enc.lengths() for enc in slots], axis=0)
         return run_bucketed(lengths, run_batch, batch_size=self.batch_size)
 
+    def _encode(self, q: list, r: list, t: list) -> tuple[list, np.ndarray]:
+        """The encoded slots of rows and, per row, whether any of its pairs was cut to the window."""
+        slots = [self.tokenizer.encode(a, b, truncation="allow") for a, b in build_pairs(self.arch, q, r, t)]
+        return slots, np.any([enc.truncated for enc in slots], axis=0) if slots else np.zeros(len(q), dtype=bool)
+
+    def candidate_windows(self, q: list, r: list, t: list) -> tuple[list, np.ndarray]:
+        """Each row's candidate as it fits the window: whole when it fits, else as consecutive runs
+        of whole sentences, each as long as fits beside the row's question and reference (a single
+        sentence too long for the window is one run, and is cut). Returns the windows and, per
+        window, its row."""
+        _, cut = self._encode(q, r, t)
+        windows, owner = [], []
+        for i, candidate in enumerate(t):
+            if not cut[i]:
+                windows.append(candidate)
+                owner.append(i)
+                continue
+            current = ""
+            for sentence in split_sentences(candidate) or [candidate]:
+                trial = f"{current} {sentence}" if current else sentence
+                if not current or not self._encode([q[i]], [r[i]], [trial])[1][0]:
+                    current = trial
+                else:
+                    windows.append(current)
+                    owner.append(i)
+                    current = sentence
+            windows.append(current)
+            owner.append(i)
+        return windows, np.asarray(owner, dtype=np.int64)
+
     def row_logits(self, q: list, r: list, t: list) -> np.ndarray:
-        """The network's logit for each single-reference row."""
-        slots = [self.tokenizer.encode(a, b, truncation=self.truncation) for a, b in build_pairs(self.arch, q, r, t)]
-        return self.logits_of_slots(slots)
+        """The network's logit for each single-reference row. A candidate longer than the window
+        is read, not cut: as windows of whole sentences (:meth:`candidate_windows`), the row's
+        logit the largest of its windows' (the answer may be in any of them). What is still cut (a
+        sentence longer than the window) is reported by the ``truncation`` policy, once per call."""
+        check_lengths(q, r, t)
+        windows, owner = self.candidate_windows(q, r, t)
+        slots, cut = self._encode([q[i] for i in owner], [r[i] for i in owner], windows)
+        report_truncation(cut, self.tokenizer.max_length, self.truncation)
+        logits = np.asarray(self.logits_of_slots(slots), dtype=np.float64)
+        if len(owner) == len(q):
+            return logits
+        out = np.full(len(q), -np.inf)
+        np.maximum.at(out, owner, logits)
+        return out
 
     def row_proba(self, q: list, r: list, t: list) -> np.ndarray:
         """p(correct) of each single-reference row (the stacker applied when there is one); a

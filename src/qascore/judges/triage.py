@@ -4,11 +4,13 @@
 over its references (SQuAD-normalised, as :mod:`qascore.text.answers`): whether a reference occurs
 in the candidate as a run of whole words, the largest share of a reference's words found in it,
 whether the numbers of a reference appear in it or conflict with the candidate's, a negation or
-refusal in the candidate, the candidate's length, how much of the question it repeats, and the
-shipped linear AVA model's probability (its four similarity features, best reference).
+refusal in the candidate, the candidate's length, how much of the question it repeats, whether a
+reference occurs in it as a substring (EVOUNA's containment), and the shipped linear AVA model's
+probability (its four similarity features, best reference).
 :class:`TriageModel` turns them into p(correct) by logistic regression (numpy at inference) and
-names, per triple, the band it falls in: ``accept`` (p >= ``accept_at``), ``reject``
-(p <= ``reject_at``) or ``defer`` (the network decides). The bands are set on a calibration split
+names, per triple, the band it falls in: ``accept`` (p >= ``accept_at``, or, with
+``accept_contained``, a reference contained in the candidate), ``reject`` (p <= ``reject_at``) or
+``defer`` (the network decides). The bands and the containment rule are set on a calibration split
 where the triage's own accuracy in each band is at least the network's on the same triples, so the
 cascade built on them loses nothing to the network there (:class:`~qascore.judges.cascade.CalibratedCascade`).
 """
@@ -23,7 +25,8 @@ import numpy as np
 from ..text.answers import normalise_answer
 
 TRIAGE_FEATURES = ("contained", "recall", "number_match", "number_conflict", "negated", "log_length",
-                   "question_overlap", "short_reference", "linear")
+                   "question_overlap", "short_reference", "substring", "linear")
+SUBSTRING = TRIAGE_FEATURES.index("substring")
 # words that turn an answer that names the reference into one that denies it or declines to answer
 _NEGATION = re.compile(r"\b(not|no|never|cannot|cant|unknown|unclear|sorry|unable|neither|nor|none|dont|doesnt|"
                        r"didnt|isnt|wasnt|arent|werent|uncertain)\b")
@@ -64,7 +67,7 @@ def triage_features(questions, references, candidates) -> np.ndarray:
         words = _words(cand)
         word_set = set(words)
         cand_numbers = set(_NUMBER.findall(cand))
-        contained = recall = number_match = 0.0
+        contained = recall = number_match = substring = 0.0
         best_numbers: set = set()
         shortest = math.inf
         for ref in refs:
@@ -74,6 +77,8 @@ def triage_features(questions, references, candidates) -> np.ndarray:
             shortest = min(shortest, len(ref_words))
             if _has_run(words, ref_words):
                 contained = 1.0
+            if " ".join(ref_words) in cand:
+                substring = 1.0
             share = sum(w in word_set for w in ref_words) / len(ref_words)
             numbers = set(_NUMBER.findall(" ".join(ref_words)))
             if numbers and numbers <= cand_numbers:
@@ -85,7 +90,7 @@ def triage_features(questions, references, candidates) -> np.ndarray:
                   float(bool(best_numbers) and bool(cand_numbers) and not (best_numbers & cand_numbers)),
                   float(_NEGATION.search(cand) is not None), math.log1p(len(words)),
                   (sum(w in q_words for w in word_set) / len(word_set)) if word_set else 0.0,
-                  1.0 if shortest <= 2 else 0.0)
+                  1.0 if shortest <= 2 else 0.0, substring)
     return out
 
 
@@ -97,6 +102,7 @@ class TriageModel:
     bias: float
     accept_at: float  # p >= accept_at: correct without the network
     reject_at: float  # p <= reject_at: wrong without the network
+    accept_contained: bool = False  # a reference contained in the candidate: correct without the network
     recipe: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -111,9 +117,13 @@ class TriageModel:
         z = np.asarray(features, dtype=np.float64) @ np.asarray(self.weights, dtype=np.float64) + self.bias
         return 1.0 / (1.0 + np.exp(-z))
 
-    def bands(self, proba: np.ndarray) -> np.ndarray:
-        """Per triple: 1 accept, -1 reject, 0 defer to the network."""
-        return np.where(proba >= self.accept_at, 1, np.where(proba <= self.reject_at, -1, 0)).astype(np.int8)
+    def bands(self, proba: np.ndarray, features: np.ndarray | None = None) -> np.ndarray:
+        """Per triple: 1 accept, -1 reject, 0 defer to the network (``features``: for the
+        containment rule)."""
+        accept = proba >= self.accept_at
+        if self.accept_contained and features is not None:
+            accept = accept | (np.asarray(features)[:, SUBSTRING] > 0)
+        return np.where(accept, 1, np.where(proba <= self.reject_at, -1, 0)).astype(np.int8)
 
     def as_dict(self) -> dict:
         return {**asdict(self), "inputs": list(TRIAGE_FEATURES)}
@@ -124,7 +134,7 @@ class TriageModel:
         if inputs != TRIAGE_FEATURES:
             raise ValueError(f"triage model over {inputs}, this version reads {TRIAGE_FEATURES}")
         return cls(list(d["weights"]), float(d["bias"]), float(d["accept_at"]), float(d["reject_at"]),
-                   dict(d.get("recipe", {})))
+                   bool(d.get("accept_contained", False)), dict(d.get("recipe", {})))
 
 
 def fit_triage(features: np.ndarray, labels: np.ndarray) -> tuple[list, float]:
@@ -170,8 +180,13 @@ def calibrate_triage(network, fit, calibration, *, recipe: dict | None = None) -
     features = triage_features(calibration.questions, calibration.references, calibration.candidates)
     proba = 1.0 / (1.0 + np.exp(-(features @ np.asarray(weights) + bias)))
     network_labels = network.judge(calibration.questions, calibration.references, calibration.candidates).labels
-    accept_at, reject_at = choose_bands(proba, network_labels, calibration.require_labels())
+    gold = calibration.require_labels() == 1
+    accept_at, reject_at = choose_bands(proba, network_labels, gold)
+    contained = features[:, SUBSTRING] > 0
+    # the containment rule stands when, on the contained triples, accepting is right at least as often as the network
+    rule_right, network_right = int(gold[contained].sum()), int((network_labels[contained] == gold[contained]).sum())
     info = {"fit": "LogisticRegression(C=1.0) on the fit part's features and human labels", "fit_rows": len(fit),
             "bands": "choose_bands on the calibration part: the widest bands where the triage is right at least "
-                     "as often as the network", "calibration_rows": len(calibration)}
-    return TriageModel(weights, bias, accept_at, reject_at, {**(recipe or {}), **info})
+                     "as often as the network", "calibration_rows": len(calibration),
+            "contained": {"rows": int(contained.sum()), "accept_right": rule_right, "network_right": network_right}}
+    return TriageModel(weights, bias, accept_at, reject_at, rule_right >= network_right, {**(recipe or {}), **info})
