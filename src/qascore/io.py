@@ -24,6 +24,7 @@ import sys
 import tempfile
 import threading
 import zlib
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import IO, Any
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -837,6 +838,43 @@ def write_bytes(out: IO[str], data: bytes) -> None:
         return
     out.flush()
     buffer.write(data)
+
+
+class WriteBehind:
+    """Output work (formatting a chunk's rows, writing them) done in order by one background
+    thread while the caller goes on with the next chunk: the compiled row formatting and the
+    write itself run without the GIL, beside the scoring of the next chunk.
+
+    At most one piece waits: :meth:`submit` first finishes the one before it, so memory holds one
+    chunk's rows. An error of a piece is raised by the next :meth:`submit` or by :meth:`finish`,
+    in the caller; leaving the ``with`` block waits for the piece under way either way, so the
+    output is never closed under it."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qascore-write")
+        self._pending: Future | None = None
+
+    def submit(self, work: Callable[[], Any]) -> None:
+        self.finish()
+        self._pending = self._pool.submit(work)
+
+    def finish(self) -> None:
+        """Wait for the piece under way; raise its error."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def __enter__(self) -> WriteBehind:
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        try:
+            if error is None:
+                self.finish()
+            elif self._pending is not None:
+                wait([self._pending])  # an error is already on its way: this one's is dropped
+        finally:
+            self._pool.shutdown(wait=True)
 
 
 class RowSpool:

@@ -17,15 +17,16 @@ Streamed: the inputs are read, scored and written ``--chunk-size`` examples at a
 rows are flushed per chunk; the aggregate comes from exact sums, so it does not depend on the chunk
 size), so memory is bounded by a chunk, not by the input. Plain lines are read a block at a time
 and cut into chunks by list slicing, and the next chunk is read by a background thread while the
-kernel, which releases the GIL, scores this one (:func:`qascore.io.read_ahead`): two chunks are
-held at most, and reading and writing cost about what the scoring does.
+kernel, which releases the GIL, scores this one (:func:`qascore.io.read_ahead`), and JSON lines rows
+are formatted and written by another while the next chunk is scored (:class:`qascore.io.WriteBehind`):
+three chunks are held at most, and reading and writing cost about what the scoring does.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..io import (STDIN, RowSpool, aligned_chunks, display_name, dumps, iter_text_blocks, number_rows,
-                  open_output, read_ahead, text_input_formats, write_bytes, write_document)
+                  open_output, read_ahead, text_input_formats, write_bytes, write_document, WriteBehind)
 from ..lexical.rouge import MULTI_REF_MODES, Rouge, RougeResult, nltk_sentences, parse_rouge_types
 from . import options
 
@@ -62,15 +63,22 @@ class Report:
     names the aggregate before its examples, so its examples wait in a temporary file, not in
     memory."""
 
-    def __init__(self, out, output_format: str, per_example: bool) -> None:
+    def __init__(self, out, output_format: str, per_example: bool, behind: WriteBehind) -> None:
         self.out, self.format, self.per_example, self.n = out, output_format, per_example, 0
         self.spool = RowSpool(b",") if output_format == "json" and per_example else None
+        self.behind = behind  # JSON lines rows are formatted and written while the next batch is scored
+
+    def _write_rows(self, result: RougeResult, start: int) -> None:
+        write_bytes(self.out, example_rows(result, start))
+        self.out.flush()
 
     def add(self, result: RougeResult) -> None:
         if self.per_example:
             if self.format == "jsonl":
-                write_bytes(self.out, example_rows(result, self.n))
-            elif self.format == "json":
+                self.behind.submit(lambda start=self.n: self._write_rows(result, start))
+                self.n += result.n_predictions
+                return
+            if self.format == "json":
                 assert self.spool is not None
                 self.spool.write([example_rows(result, self.n, b",")[:-1]])
             else:
@@ -80,6 +88,7 @@ class Report:
         self.n += result.n_predictions
 
     def finish(self, means: dict, signature: str) -> None:
+        self.behind.finish()
         summary = {"aggregate": means, "n": self.n, "signature": signature}
         if self.format == "json":
             write_document(self.out, summary, "examples", self.spool)
@@ -112,8 +121,8 @@ def run(args) -> int:
                 for p, (fmt, header) in zip(args.references, ref_formats)]
     progress = options.ProgressBar(None, options.show_progress(args, None), "rouge")
     chunks = aligned_chunks(streams, [args.predictions, *args.references], args.chunk_size, blocks=True)
-    with open_output(args.output) as out, read_ahead(chunks) as chunks:
-        report = Report(out, args.output_format, args.per_example)
+    with open_output(args.output) as out, WriteBehind() as behind, read_ahead(chunks) as chunks:
+        report = Report(out, args.output_format, args.per_example, behind)
         for predictions, *references in chunks:
             result = metric.result(predictions, merge_references(references))
             metric.accumulate(Rouge.result_statistics(result))
