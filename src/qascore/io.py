@@ -27,7 +27,7 @@ import zlib
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import IO, Any
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import orjson
@@ -503,7 +503,7 @@ def iter_texts(path, fmt: str = "auto", field: str | None = None, *, tsv_header:
 
 def iter_text_blocks(path, fmt: str = "auto", field: str | None = None, *, tsv_header: bool | None = None,
                      allow_lists: bool = False, default_field: str = "0",
-                     field_option: str = "field") -> Iterator[list[str | list[str]]]:
+                     field_option: str = "field") -> Iterator[list]:
     """The texts of one file in record order, as consecutive non-empty lists: for plain lines a
     block of lines as read (about a megabyte, or what a pipe has delivered), so a caller that
     chunks them (:func:`aligned_chunks` with ``blocks=True``) does no Python work per line; JSON
@@ -676,7 +676,7 @@ def read_ahead(items: Iterable) -> Iterator[Iterator]:
             if close is not None:
                 close()
 
-    def consume() -> Iterator:
+    def consume() -> Generator[Any, None, None]:
         while True:
             item, error = handoff.get()
             if error is not None:
@@ -724,16 +724,16 @@ class _BlockReader:
         out = block[at:at + size]
         self._at = at + len(out)
         while len(out) < size:
-            block = next(self._blocks, None)
-            if block is None:
+            more: list | None = next(self._blocks, None)
+            if more is None:
                 self._block, self._at = [], 0
                 break
             need = size - len(out)
-            if not out and len(block) <= need:
-                out, self._block, self._at = block, [], 0
+            if not out and len(more) <= need:
+                out, self._block, self._at = more, [], 0
             else:
-                out += block[:need]
-                self._block, self._at = block, min(need, len(block))
+                out += more[:need]
+                self._block, self._at = more, min(need, len(more))
         return out
 
     def count_rest(self) -> int:

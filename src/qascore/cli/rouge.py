@@ -23,6 +23,8 @@ three chunks are held at most, and reading and writing cost about what the scori
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..io import (STDIN, RowSpool, aligned_chunks, display_name, dumps, iter_text_blocks, number_rows,
@@ -75,7 +77,7 @@ class Report:
     def add(self, result: RougeResult) -> None:
         if self.per_example:
             if self.format == "jsonl":
-                self.behind.submit(lambda start=self.n: self._write_rows(result, start))
+                self.behind.submit(functools.partial(self._write_rows, result, self.n))
                 self.n += result.n_predictions
                 return
             if self.format == "json":
