@@ -151,7 +151,7 @@ def test_end_to_end_answers_per_s(benchmark, request, data, judge):
     if hasattr(model, "judge_stages"):
         _, stage = model.judge_stages(d.questions, d.references, d.candidates)
         for k, stage_name in enumerate(STAGES):
-            _report(f"{name}_share_{stage_name}", float((stage == k).mean()), "")
+            _report(f"{name}_share_{stage_name}", 100.0 * float((stage == k).mean()), "%")
     if "bare_model_rows_per_s" in RESULTS:
         _report(f"ratio_{name}_over_bare_rows", RESULTS[f"{name}_answers_per_s"] / RESULTS["bare_model_rows_per_s"],
                 "x")

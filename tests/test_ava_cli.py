@@ -175,6 +175,43 @@ def test_eval_json_and_text(tmp_path, capsys):
     assert text.startswith("point-wise (threshold") and "qascore:ava-linear|" in text
 
 
+def _evouna_file(tmp_path):
+    """A small EVOUNA file: '/'-separated gold aliases, an improper question and an unjudged answer."""
+    base = {"answer_fid": "Paris", "judge_fid": True, "answer_gpt35": "It is Lyon.", "judge_gpt35": False,
+            "answer_chatgpt": "The capital is Paris.", "judge_chatgpt": True, "answer_gpt4": "Marseille",
+            "judge_gpt4": False, "answer_newbing": "Paris, France", "judge_newbing": None, "improper": False}
+    records = [{"question": f"capital of france {i}", "golden_answer": "City of Light / Paris", **base}
+               for i in range(12)]
+    records.append({**records[0], "question": "an improper one", "improper": True})
+    path = tmp_path / "NQ.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    return path
+
+
+def test_eval_reads_evouna_aliases_and_says_what_it_left_out(tmp_path, capsys):
+    path = _evouna_file(tmp_path)
+    assert cli_main(["ava", "eval", str(path), "--split", "all", "--json", "--model", "containment"]) == 0
+    captured = capsys.readouterr()
+    report = _strict_json(captured.out)
+    # against the aliases, "Paris" is contained in every right answer and no wrong one
+    assert report["pointwise"]["n"] == 48 and report["pointwise"]["accuracy"] == 1.0
+    assert "left out 1 improper questions (flagged improper in EVOUNA" in captured.err
+    assert "left out 12 unjudged (answers without a human label)" in captured.err
+    assert cli_main(["ava", "eval", str(path), "--split", "all", "--json", "--model", "containment",
+                     "--whole-gold"]) == 0
+    assert _strict_json(capsys.readouterr().out)["pointwise"]["accuracy"] == 0.5  # "City of Light / Paris" is in none
+
+
+def test_eval_of_the_default_judge_reports_its_stages(tmp_path, capsys):
+    pytest.importorskip("onnxruntime")
+    assert cli_main(["ava", "eval", str(DEMO), "--json", "--device", "cpu", "--n-jobs", "1"]) == 0
+    report = _strict_json(capsys.readouterr().out)
+    stages = {row["stage"]: row for row in report["stages"]}
+    assert set(stages) == {"triage-accept", "triage-reject", "network"} and sum(r["n"] for r in stages.values()) == 8
+    assert cli_main(["ava", "eval", str(DEMO), "--device", "cpu", "--n-jobs", "1"]) == 0
+    assert "stage triage-accept" in capsys.readouterr().out
+
+
 def test_eval_json_writes_nan_as_null(tmp_path, capsys):
     # Two systems with the same gold accuracy: Kendall's tau between the rankings is undefined.
     rows = [("sys_a", "Paris", 1), ("sys_a", "Lyon", 0), ("sys_b", "Paris", 1), ("sys_b", "Lyon", 0)]

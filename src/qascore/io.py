@@ -1032,7 +1032,7 @@ def open_output(path=None, *, binary: bool = False) -> Iterator[IO[Any]]:
     """
     existing = None if path is None or str(path) == STDIN else check_output_path(path)
     if path is None or str(path) == STDIN or (existing is not None and _is_stdout(existing)):
-        stdout = standard_output()
+        stdout: Any = standard_output()  # a TextIO, whose .buffer takes bytes
         stdout = stdout.buffer if binary else stdout
         yield stdout
         stdout.flush()

@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Judge, Verdicts
+from .rows import check_triples, unique_rows
+from .triage import triage_features
 
 
 class CascadeJudge(Judge):
@@ -102,9 +104,6 @@ class CalibratedCascade(Judge):
 
     def judge_stages(self, questions, references, candidates) -> tuple[Verdicts, np.ndarray]:
         """Verdicts and, per triple, the index in :data:`STAGES` of the stage that decided it."""
-        from .rows import check_triples
-        from .triage import triage_features
-
         questions, references, candidates = check_triples(questions, references, candidates)
         n = len(questions)
         stage = np.full(n, STAGES.index("network"), dtype=np.int8)
@@ -137,15 +136,14 @@ class CalibratedCascade(Judge):
         Under ``refs="mean"``, every candidate goes to the network as with any judge."""
         if self.refs == "mean":
             return super().first_accepted(questions, references, candidate_lists)
-        from .rows import check_triples
-        from .triage import triage_features
-
         lengths = np.array([len(texts) for texts in candidate_lists], dtype=np.int64)
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
         owner = np.repeat(np.arange(len(candidate_lists)), lengths)
         q, r, c = check_triples([questions[i] for i in owner], [references[i] for i in owner],
                                 [text for texts in candidate_lists for text in texts])
-        features = triage_features(q, r, c)
+        # the same paragraph under the same question recurs across systems: its evidence is read once
+        first, inverse = unique_rows(q, [refs if isinstance(refs, str) else tuple(refs) for refs in r], c)
+        features = triage_features([q[k] for k in first], [r[k] for k in first], [c[k] for k in first])[inverse]
         p = self.triage.proba(features)
         bands = self.triage.bands(p, features)
         out = np.full(len(candidate_lists), -1, dtype=np.int64)
@@ -164,7 +162,7 @@ class CalibratedCascade(Judge):
             labels = self.network.judge([q[k] for k in asked], [r[k] for k in asked], [c[k] for k in asked]).labels
             verdict = dict(zip(asked.tolist(), labels.tolist()))
             for i, rows in chosen.items():
-                first = next((k for k in rows.tolist() if verdict[k]), None)
-                if first is not None:
-                    out[i] = first - starts[i]
+                hit = next((k for k in rows.tolist() if verdict[k]), None)
+                if hit is not None:
+                    out[i] = hit - starts[i]
         return out
