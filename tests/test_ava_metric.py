@@ -121,6 +121,6 @@ def test_onnx_model_parity():
     np.testing.assert_array_equal(scores["probability"], model.predict_proba(q, refs, t))
     np.testing.assert_array_equal(scores["label"], model.predict(q, refs, t))
     assert scores["label"].tolist() == [1, 0, 1]
-    assert metric.signature().startswith("qascore:ava|judge:ava-cascade|triage:logistic9[") \
+    assert metric.signature().startswith("qascore:ava|judge:ava-cascade|triage:logistic10[") \
         and "then.stack:logit+linear4" in metric.signature()
     assert metric.corpus_score(q, refs, t)["correct"] == pytest.approx(2 / 3)

@@ -490,21 +490,20 @@ def register(parser) -> None:
     cal = sub.add_parser("calibrate", help="tune the threshold of each reference rule (and fit the stacker of an ONNX "
                                            "model dir) on EVOUNA's calibration split; needs qascore[train] "
                                            "(and qascore[onnx] for an ONNX model)")
-    cal.add_argument("model_dir", help="an ONNX model directory or a linear model .json")
-    cal.add_argument("--data", required=True, help="EVOUNA NQ.json")
-    cal.add_argument("--split-seed", type=options.int_in(0, SEED_MAX), default=20240)
-    cal.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    _add_n_jobs(cal)
-    cal.set_defaults(func=run_calibrate)
-
+    _add_calibration_options(cal, "an ONNX model directory or a linear model .json", run_calibrate)
     tri = sub.add_parser("triage", help="fit the calibrated triage of an ONNX model dir (the default judge's first "
                                         "stage) on EVOUNA's train split; needs qascore[train] and qascore[onnx]")
-    tri.add_argument("model_dir", help="an ONNX model directory")
-    tri.add_argument("--data", required=True, help="EVOUNA NQ.json")
-    tri.add_argument("--split-seed", type=options.int_in(0, SEED_MAX), default=20240)
-    tri.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    _add_n_jobs(tri)
-    tri.set_defaults(func=run_triage)
+    _add_calibration_options(tri, "an ONNX model directory", run_triage)
+
+
+def _add_calibration_options(p, model_help: str, run) -> None:
+    """What ``calibrate`` and ``triage`` both take: the model they write into and EVOUNA."""
+    p.add_argument("model_dir", help=model_help)
+    p.add_argument("--data", required=True, help="EVOUNA NQ.json")
+    p.add_argument("--split-seed", type=options.int_in(0, SEED_MAX), default=20240)
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    _add_n_jobs(p)
+    p.set_defaults(func=run)
 
 
 __all__ = ["register", "run_score", "run_eval", "run_train", "run_calibrate", "run_triage"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Judge, Verdicts
-from .rows import check_triples, unique_rows
+from .rows import check_encodable_triples, check_triples, unique_rows
 from .triage import triage_features
 
 
@@ -105,6 +105,7 @@ class CalibratedCascade(Judge):
     def judge_stages(self, questions, references, candidates) -> tuple[Verdicts, np.ndarray]:
         """Verdicts and, per triple, the index in :data:`STAGES` of the stage that decided it."""
         questions, references, candidates = check_triples(questions, references, candidates)
+        check_encodable_triples(questions, references, candidates)  # as the network would, whoever decides
         n = len(questions)
         stage = np.full(n, STAGES.index("network"), dtype=np.int8)
         proba = np.zeros(n)
@@ -141,6 +142,7 @@ class CalibratedCascade(Judge):
         owner = np.repeat(np.arange(len(candidate_lists)), lengths)
         q, r, c = check_triples([questions[i] for i in owner], [references[i] for i in owner],
                                 [text for texts in candidate_lists for text in texts])
+        check_encodable_triples(q, r, c)
         # the same paragraph under the same question recurs across systems: its evidence is read once
         first, inverse = unique_rows(q, [refs if isinstance(refs, str) else tuple(refs) for refs in r], c)
         features = triage_features([q[k] for k in first], [r[k] for k in first], [c[k] for k in first])[inverse]

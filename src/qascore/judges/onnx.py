@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import require_extra
-from ..validate import check_encodable
 from ..io import read_json
 from ..models import bundled_path
 from ..runtime.batching import pad_rows, run_bucketed
@@ -22,8 +21,8 @@ from .base import Judge
 from .cascade import CalibratedCascade
 from .features import compute_features
 from .inputs import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
-from .rows import REFERENCE_RULES, check_lengths, check_rule, check_triples, combine_by_owner, expand_rows, lead_rows, \
-    mean_by_owner, sigmoid, unique_rows
+from .rows import (REFERENCE_RULES, check_encodable_triples, check_lengths, check_rule, check_triples,
+                   combine_by_owner, expand_rows, lead_rows, mean_by_owner, sigmoid, unique_rows)
 from .stacking import Stacker
 from .triage import TriageModel
 
@@ -177,10 +176,7 @@ class OnnxAvaModel(Judge):
         if n == 0:
             return np.zeros(0)
         q, r, t, owner = expand_rows(questions, references, candidates, distinct=self.refs == "max")
-        check_encodable(questions, "questions")
-        check_encodable(candidates, "candidates")
-        for i, refs in enumerate(references):  # the tokenizer takes valid Unicode only
-            check_encodable([refs] if isinstance(refs, str) else refs, f"references[{i}]")
+        check_encodable_triples(questions, references, candidates)  # the tokenizer takes valid Unicode only
         if self.refs == "mean" or not self.early_stop or len(owner) == n:
             return combine_by_owner(self.row_proba(q, r, t), owner, n, self.refs)
         proba = np.full(len(owner), -np.inf)  # a row left unscored cannot be the max

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..text.answers import contains_answer, normalise_answer
-from ..validate import as_list, check_choice, check_text_batch
+from ..validate import as_list, check_choice, check_encodable, check_text_batch
 
 
 def check_lengths(questions, references, candidates) -> int:
@@ -47,6 +47,15 @@ def check_triples(questions, references, candidates) -> tuple[list, list, list]:
             raise ValueError(f"references[{i}] is empty: every triple needs at least one reference")
     check_lengths(questions, references, candidates)
     return questions, references, candidates
+
+
+def check_encodable_triples(questions, references, candidates) -> None:
+    """Every text of a validated batch is valid Unicode (what a model's tokenizer takes): a lone
+    surrogate is an error naming the argument, the row and the position."""
+    check_encodable(questions, "questions")
+    check_encodable(candidates, "candidates")
+    for i, refs in enumerate(references):
+        check_encodable([refs] if isinstance(refs, str) else refs, f"references[{i}]")
 
 
 def expand_rows(questions, references, candidates, *, distinct: bool = False) -> tuple[list, list, list, np.ndarray]:
