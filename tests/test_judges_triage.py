@@ -246,3 +246,10 @@ def test_a_long_candidate_is_read_as_windows_of_whole_sentences():
     with TruncationCount() as cut:  # one sentence longer than the window is still cut, and counted once
         network.predict_proba(["what?"] * 2, ["yes"] * 2, ["word " * 400, "word " * 300])
     assert cut.cut == 2 and cut.window == 128
+
+
+def test_an_answer_accepted_for_containment_is_labelled_correct():
+    rule = TriageModel([-6.0] + [0.0] * (len(TRIAGE_FEATURES) - 1), -3.0, 0.9, 0.01, accept_contained=True)
+    judge = CalibratedCascade(rule, Counting())
+    verdicts, stage = judge.judge_stages(["who wrote hamlet"], [["Shakespeare"]], ["Shakespeare wrote it"])
+    assert STAGES[stage[0]] == "triage-accept" and verdicts.labels[0] and verdicts.proba[0] == 0.9

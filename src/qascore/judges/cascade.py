@@ -64,7 +64,8 @@ class CalibratedCascade(Judge):
     the network), and ``network`` (the AVA transformer model) judges the uncertain middle.
 
     A triage-settled triple's probability is the triage's (at or above ``accept_at``, at or below
-    ``reject_at``); a deferred triple's is the network's. ``threshold`` and ``refs`` are the
+    ``reject_at``; an answer accepted for containing a reference gets at least ``accept_at``); a
+    deferred triple's is the network's. ``threshold`` and ``refs`` are the
     network's. Under ``refs="mean"`` (the paper's rule for sentence-long references) the triage,
     whose evidence is "any reference", stands aside and the network judges every triple. Each
     triple is judged independently of its batch, like every judge; :meth:`judge_stages` also says
@@ -115,7 +116,10 @@ class CalibratedCascade(Judge):
             bands = self.triage.bands(p, features)
             stage[bands == 1] = STAGES.index("triage-accept")
             stage[bands == -1] = STAGES.index("triage-reject")
-            proba[bands != 0] = p[bands != 0]
+            # an accepted triple's probability is at least the accept band's, so that the label at the
+            # threshold is the triage's decision (a contained reference may have a lower regression p)
+            proba[bands == 1] = np.maximum(p[bands == 1], self.triage.accept_at)
+            proba[bands == -1] = p[bands == -1]
         rest = np.flatnonzero(stage == STAGES.index("network"))
         if len(rest):
             proba[rest] = self.network.predict_proba([questions[i] for i in rest], [references[i] for i in rest],
