@@ -244,7 +244,8 @@ def test_gzip_is_recognised_on_a_stream_by_its_first_bytes(compress, inputs, cap
 
 def _bash(script: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")})
+                          # the child imports the qascore this test imported (installed in CI, src/ in a dev tree)
+                          env={**os.environ, "PYTHONPATH": str(Path(qio.__file__).resolve().parents[1])})
 
 
 QASCORE = f"{shlex.quote(sys.executable)} -m qascore"
