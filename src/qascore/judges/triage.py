@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..text.answers import normalise_answer
+from ..text.answers import contains_answer, normalise_answer
 
 TRIAGE_FEATURES = ("contained", "recall", "number_match", "number_conflict", "negated", "log_length",
                    "question_overlap", "short_reference", "substring", "linear")
@@ -77,7 +77,7 @@ def triage_features(questions, references, candidates) -> np.ndarray:
             shortest = min(shortest, len(ref_words))
             if _has_run(words, ref_words):
                 contained = 1.0
-            if " ".join(ref_words) in cand:
+            if contains_answer(cand, norm(ref)):  # EVOUNA's containment, the one definition of it
                 substring = 1.0
             share = sum(w in word_set for w in ref_words) / len(ref_words)
             numbers = set(_NUMBER.findall(" ".join(ref_words)))
