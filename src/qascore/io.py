@@ -3,6 +3,8 @@
 Every reader decodes UTF-8 strictly, drops a leading byte-order mark, reads ``-`` as standard
 input and reports the file and 1-based line of any problem; nothing is skipped silently. JSON is
 parsed and written with orjson; written JSON is strict (NaN and infinities become ``null``).
+TREC qrels (``query-id iteration doc-id relevance``) are read and written here too
+(:func:`read_qrels`, :func:`write_qrels`).
 Output files are written under a temporary name and renamed when complete, so a failed run never
 leaves a partial file that looks finished; devices and FIFOs are written straight through, an
 output that is one of the run's inputs is refused (:func:`open_output`); ``-`` (or no path)
@@ -26,7 +28,7 @@ import threading
 import zlib
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -1100,3 +1102,81 @@ def _is_stdout(info: os.stat_result) -> bool:
     except (AttributeError, OSError, ValueError):  # no stdout, or one replaced by a non-file
         return False
     return (out.st_dev, out.st_ino) == (info.st_dev, info.st_ino)
+
+
+# ---------------------------------------------------------------- TREC qrels
+
+
+class Qrel(NamedTuple):
+    """One line of a TREC qrels file, ``query-id iteration doc-id relevance``. The fields and their
+    order are ``ir_measures.Qrel``'s, so ir_measures and PyTerrier take these rows as they are.
+    trec_eval ignores ``iteration`` (written ``0``); TREC's diversity qrels hold a subtopic there."""
+
+    query_id: str
+    doc_id: str
+    relevance: int
+    iteration: str = "0"
+
+
+def _qrels_field(value, what: str, where: str) -> str:
+    text = str(value)
+    if not text or any(c.isspace() for c in text):
+        raise ValueError(f"{where}: {what} {text!r} must be non-empty without whitespace (qrels columns are "
+                         "separated by whitespace)")
+    return text
+
+
+def read_qrels(path) -> list[Qrel]:
+    """The lines of a TREC qrels file in file order (blank lines aside).
+
+    Each line is ``query-id iteration doc-id relevance`` separated by whitespace, the relevance an
+    integer (negative allowed, as trec_eval reads it). A line with another number of columns, a
+    relevance that is not an integer, or a (query-id, iteration, doc-id) seen before is an
+    :class:`~qascore.errors.InputFormatError` naming the file and line.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "q.txt")
+    >>> _ = open(path, "w").write("q1 0 d1 2\nq1 0 d2 0\n")
+    >>> read_qrels(path)[0]
+    Qrel(query_id='q1', doc_id='d1', relevance=2, iteration='0')
+    """
+    rows: list[Qrel] = []
+    seen: dict[tuple[str, str, str], int] = {}
+    for lineno, line in iter_lines(path):
+        cols = line.split()
+        if not cols:
+            continue
+        if len(cols) != 4:
+            raise InputFormatError(display_name(path), lineno,
+                                   f"expected 4 columns 'query-id iteration doc-id relevance', got {len(cols)}")
+        query_id, iteration, doc_id, relevance = cols
+        try:
+            grade = int(relevance)
+        except ValueError:
+            raise InputFormatError(display_name(path), lineno,
+                                   f"relevance must be an integer, got {relevance!r}") from None
+        first = seen.setdefault((query_id, iteration, doc_id), lineno)
+        if first != lineno:
+            raise InputFormatError(display_name(path), lineno, f"document {doc_id!r} of query {query_id!r} "
+                                   f"(iteration {iteration!r}) repeats line {first}")
+        rows.append(Qrel(query_id, doc_id, grade, iteration))
+    return rows
+
+
+def write_qrels(rows: Iterable, path) -> None:
+    """Write rows with the fields ``query_id``, ``doc_id``, ``relevance`` and optionally
+    ``iteration`` (``0`` when absent) as a TREC qrels file, one ``query-id iteration doc-id
+    relevance`` line each, in the order given (:func:`read_qrels` reads them back equal). An id
+    that is empty or holds whitespace, or a relevance that is not an integer, is a ValueError
+    naming the row, raised before the file is replaced."""
+    lines = []
+    for i, row in enumerate(rows, 1):
+        where = f"qrels row {i}"
+        grade = row.relevance
+        if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
+            raise ValueError(f"{where}: relevance must be an integer, got {grade!r}")
+        iteration = _qrels_field(getattr(row, "iteration", "0"), "iteration", where)
+        lines.append(f"{_qrels_field(row.query_id, 'query id', where)} {iteration} "
+                     f"{_qrels_field(row.doc_id, 'doc id', where)} {int(grade)}\n")
+    with open_output(path) as out:
+        out.write("".join(lines))
