@@ -31,6 +31,7 @@ COMMANDS = {
     "nuggets": ("qascore.cli.nuggets", "nugget evaluation: official F, Nuggeteer, Pourpre, TREC RAG scores"),
     "exam": ("qascore.cli.exam", "EXAM: answerability of exam questions from system articles"),
     "ava": ("qascore.cli.ava", "AVA answer correctness: score, evaluate, train"),
+    "compare": ("qascore.cli.compare", "systems x metrics table with paired significance against a baseline"),
 }
 USAGE_ERROR = 2
 # Options that name a file the command writes; every other option value that names an existing

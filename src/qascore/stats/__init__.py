@@ -52,6 +52,12 @@ Leaderboards (systems x per-query scores):
 - ``compare(leaderboard or {metric: leaderboard}, *, test='paired_bootstrap'|'student'|
   'randomization', max_p=0.05, n_resamples=1000, seed=0, bonferroni=False)`` -> ``Comparison``
   (p-value matrix, ``str()`` prints a ranx-style table).
+- ``adjust_pvalues(pvalues, method='holm'|'bonferroni'|'none')``: one family of p-values adjusted
+  for multiple comparisons, as statsmodels' ``multipletests``.
+
+Systems against a baseline with sacrebleu's paired bootstrap and approximate randomization (the
+``qascore compare`` command): the tests live in ``qascore.compat.sacrebleu.significance`` (NumPy
+only, so sacrebleu's drop-in loads no Numba), shared by sacrebleu's ``PairedTest`` and the command.
 
 Undefined cases follow scipy: NaN with ``nan_policy='propagate'``; constant input gives NaN with
 ``scipy.stats.ConstantInputWarning`` (scipy's kendalltau is silent there; we warn for all).
@@ -88,18 +94,22 @@ from .correlation import (
     spearmanr_rows,
 )
 from .leaderboard import (
+    CORRECTIONS,
     Comparison,
     Leaderboard,
     LeaderboardCorrelation,
+    adjust_pvalues,
     bootstrap_leaderboard_correlation,
     compare,
     leaderboard_correlation,
 )
 
 __all__ = [
+    "CORRECTIONS",
     "Comparison",
     "Leaderboard",
     "LeaderboardCorrelation",
+    "adjust_pvalues",
     "bootstrap_leaderboard_correlation",
     "compare",
     "leaderboard_correlation",

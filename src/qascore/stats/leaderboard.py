@@ -331,6 +331,37 @@ def paired_pvalue(d: np.ndarray, test: str, n_resamples: int, seed: int) -> floa
     return float((np.count_nonzero(extreme) + 1) / (n_resamples + 1))
 
 
+CORRECTIONS = ("none", "bonferroni", "holm")
+
+
+def adjust_pvalues(pvalues, method="holm") -> np.ndarray:
+    """p-values of one family of tests adjusted for multiple comparisons (same shape; NaN stays NaN
+    and does not count in the family), as statsmodels' ``multipletests(p, method=...)[1]``.
+
+    bonferroni: min(1, m p). holm (Holm 1979, step-down): with the m p-values sorted ascending,
+    the i-th (1-based) becomes max over j <= i of min(1, (m - j + 1) p_(j)); it controls the
+    family-wise error rate as Bonferroni does and rejects at least as much. none: unchanged.
+    """
+    check_choice(method, CORRECTIONS, "method")
+    p = np.array(pvalues, dtype=np.float64)
+    flat = p.reshape(-1)
+    if np.any((flat < 0) | (flat > 1)):
+        bad = flat[(flat < 0) | (flat > 1)][0]
+        raise ValueError(f"p-values must lie in [0, 1], got {bad}")
+    if method == "none":
+        return p
+    present = np.flatnonzero(~np.isnan(flat))
+    m = present.size
+    values = flat[present]
+    if method == "bonferroni":
+        flat[present] = np.minimum(1.0, m * values)
+    else:
+        order = np.argsort(values, kind="stable")
+        steps = np.minimum(1.0, (m - np.arange(m)) * values[order])
+        flat[present[order]] = np.maximum.accumulate(steps)
+    return p
+
+
 @dataclass(frozen=True)
 class Comparison:
     """Systems x metrics means with pairwise p-values; ``str()`` is the ranx-style table.
@@ -386,7 +417,8 @@ def compare(boards, *, test="paired_bootstrap", max_p=0.05, n_resamples=1000, se
     """Pairwise significance table of systems (as ranx.compare), one column per metric.
 
     boards: one Leaderboard, or a mapping metric name -> Leaderboard over the same systems and
-    queries. bonferroni=True multiplies p-values by the number of system pairs (capped at 1).
+    queries. bonferroni=True multiplies p-values by the number of system pairs (capped at 1):
+    :func:`adjust_pvalues` over each metric's pairs.
     """
     check_choice(test, _TESTS, "test")
     n_resamples = _check_resamples(n_resamples)
@@ -403,16 +435,15 @@ def compare(boards, *, test="paired_bootstrap", max_p=0.05, n_resamples=1000, se
     n_sys = len(first.systems)
     means = np.empty((len(metrics), n_sys))
     pvalues = np.ones((len(metrics), n_sys, n_sys))
-    pairs = n_sys * (n_sys - 1) // 2
+    upper = np.triu_indices(n_sys, 1)
     with numba_threads(n_jobs):
         for m, board in enumerate(aligned):
             if board.scores.shape[1] < 2:
                 raise ValueError(f"leaderboard {metrics[m]!r} has one score per system; tests need per-query scores")
             means[m] = board.means
-            for i in range(n_sys):
-                for j in range(i + 1, n_sys):
-                    p = paired_pvalue(board.scores[i] - board.scores[j], test, n_resamples, seed)
-                    pvalues[m, i, j] = pvalues[m, j, i] = min(1.0, p * pairs) if bonferroni else p
+            pairs = [paired_pvalue(board.scores[i] - board.scores[j], test, n_resamples, seed) for i, j in zip(*upper)]
+            pvalues[m][upper] = adjust_pvalues(pairs, "bonferroni" if bonferroni else "none")
+            pvalues[m].T[upper] = pvalues[m][upper]
     sig = make_signature("compare", test=test, max_p=max_p, resamples=n_resamples, seed=seed, bonferroni=bonferroni)
     return Comparison(
         first.systems, metrics, means, pvalues, tuple(b.higher_is_better for b in aligned), float(max_p), test, sig

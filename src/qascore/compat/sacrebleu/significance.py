@@ -41,15 +41,73 @@ def estimate_ci(scores: np.ndarray) -> tuple[float, float]:
     return scores.mean(), 0.5 * (scores[len(scores) - lower - 1] - scores[lower])
 
 
+# The draws, sums and p-values of the two tests, with sacrebleu's semantics. They are the one
+# implementation of these tests: PairedTest below and ``qascore compare`` (per-example scores, or
+# these metrics' statistics) both call them.
+
+def bootstrap_indices(rng: np.random.Generator, n: int, n_resamples: int) -> np.ndarray:
+    """sacrebleu's bootstrap draws: ``n_resamples`` rows of ``n`` segment indices, with replacement."""
+    return rng.choice(n, size=(n_resamples, n), replace=True)
+
+
+def randomization_swaps(rng: np.random.Generator, n: int, n_trials: int) -> np.ndarray:
+    """sacrebleu's approximate-randomization draws: per trial and segment, whether the system's and
+    the baseline's statistics trade places (probability 1/2)."""
+    return rng.integers(2, size=(n_trials, n), dtype=bool)
+
+
+_SUM_CHUNK_BYTES = 1 << 25  # the gathered rows of one chunk of resamples
+
+
+def resampled_sums(stats: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """[resamples, k]: the rows of ``stats`` [segments, k] summed over each row of ``indices``, in
+    the statistics' dtype and, like sacrebleu's ``stats[row].sum(0)``, one segment after another."""
+    stats = np.asarray(stats)
+    out = np.empty((indices.shape[0], stats.shape[1]), dtype=stats.dtype)
+    step = max(1, _SUM_CHUNK_BYTES // max(1, indices.shape[1] * stats.shape[1] * stats.itemsize))
+    for lo in range(0, indices.shape[0], step):
+        out[lo:lo + step] = stats[indices[lo:lo + step]].sum(axis=1)
+    return out
+
+
+def swapped_sums(swaps: np.ndarray, baseline_stats: np.ndarray, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The summed statistics of the two pseudo-systems of each trial, sacrebleu's ``swaps @ baseline
+    + keep @ system`` and ``keep @ baseline + swaps @ system`` (``keep = ~swaps``; columns
+    broadcast), a block of trials at a time: numpy casts a block's mask, not all trials', to the
+    statistics' dtype."""
+    baseline_stats, stats = np.asarray(baseline_stats), np.asarray(stats)
+    step = max(1, _SUM_CHUNK_BYTES // max(1, swaps.shape[1] * 8))
+    blocks_a, blocks_b = [], []
+    for lo in range(0, swaps.shape[0], step):
+        block = swaps[lo:lo + step]
+        keep = ~block
+        blocks_a.append(block @ baseline_stats + keep @ stats)
+        blocks_b.append(keep @ baseline_stats + block @ stats)
+    return np.concatenate(blocks_a), np.concatenate(blocks_b)
+
+
 def _p_value(samples: np.ndarray, observed: float) -> float:
-    """(number of samples above the observed difference + 1) / (samples + 1)."""
+    """(number of samples above the observed difference + 1) / (samples + 1), as multeval: a
+    difference equal to the observed one does not count."""
     return (np.sum(samples > observed).item() + 1) / (len(samples) + 1)
 
 
-def _resampled_scores(metric: Metric, stats: np.ndarray, indices: np.ndarray) -> np.ndarray:
+def bootstrap_p_value(system_scores: np.ndarray, baseline_scores: np.ndarray, observed: float) -> float:
+    """Paired bootstrap p-value (Moses' bootstrap-hypothesis-difference-significance.pl): the
+    resampled absolute differences, centred on their mean, that exceed the observed one."""
+    differences = np.abs(system_scores - baseline_scores)
+    return _p_value(differences - differences.mean(), observed)
+
+
+def randomization_p_value(scores_a: np.ndarray, scores_b: np.ndarray, observed: float) -> float:
+    """Paired approximate randomization p-value (two-sided): the trials whose pseudo-systems
+    differ by more than the observed difference."""
+    return _p_value(np.abs(scores_a - scores_b), observed)
+
+
+def resampled_scores(metric: Metric, stats: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """Scores of the float32 statistics summed over each row of ``indices`` (sacrebleu's bootstrap)."""
-    stats32 = np.asarray(stats, dtype=np.float32)
-    return metric._scores_from_stats(np.stack([stats32[row].sum(0) for row in indices]))
+    return metric._scores_from_stats(resampled_sums(np.asarray(stats, dtype=np.float32), indices))
 
 
 def _system_against_baseline(metric: Metric, baseline_entry: tuple, hypotheses, references):
@@ -66,19 +124,18 @@ def paired_approximate_randomization(baseline: dict, name: str, hypotheses, refe
     """Two-sided paired approximate randomization of one system against the baseline: each
     segment's statistics are swapped between the two with probability 1/2, ``n_samples`` times."""
     rng = np.random.default_rng(seed)
-    swap = rng.integers(2, size=(n_samples, len(hypotheses)), dtype=bool)
-    keep = ~swap
+    swaps = randomization_swaps(rng, len(hypotheses), n_samples)
     if n_ar_confidence > 0:
-        indices = rng.choice(len(hypotheses), size=(n_ar_confidence, len(hypotheses)), replace=True)
+        indices = bootstrap_indices(rng, len(hypotheses), n_ar_confidence)
     results = {}
     for metric_name, metric in metrics.items():
         baseline_stats, stats, score, observed = _system_against_baseline(metric, baseline[metric_name], hypotheses,
                                                                           references)
-        scores_a = metric._scores_from_stats(swap @ baseline_stats + keep @ stats)
-        scores_b = metric._scores_from_stats(keep @ baseline_stats + swap @ stats)
-        result = Result(score, _p_value(np.abs(scores_a - scores_b), observed))
+        sums_a, sums_b = swapped_sums(swaps, baseline_stats, stats)
+        result = Result(score, randomization_p_value(metric._scores_from_stats(sums_a),
+                                                     metric._scores_from_stats(sums_b), observed))
         if n_ar_confidence > 0:
-            result.mean, result.ci = estimate_ci(_resampled_scores(metric, stats, indices))
+            result.mean, result.ci = estimate_ci(resampled_scores(metric, stats, indices))
         results[metric_name] = result
     return name, results
 
@@ -87,17 +144,15 @@ def paired_bootstrap(baseline: dict, name: str, hypotheses, references, metrics:
                      n_ar_confidence: int = -1, seed: int | None = None) -> tuple[str, dict[str, Result]]:
     """Paired bootstrap resampling of one system against the baseline (``n_ar_confidence`` is
     accepted for the same call shape and unused)."""
-    rng = np.random.default_rng(seed)
-    indices = rng.choice(len(hypotheses), size=(n_samples, len(hypotheses)), replace=True)
+    indices = bootstrap_indices(np.random.default_rng(seed), len(hypotheses), n_samples)
     results = {}
     for metric_name, metric in metrics.items():
         baseline_stats, stats, score, observed = _system_against_baseline(metric, baseline[metric_name], hypotheses,
                                                                           references)
-        scores_baseline = _resampled_scores(metric, baseline_stats, indices)
-        scores_system = _resampled_scores(metric, stats, indices)
+        scores_baseline = resampled_scores(metric, baseline_stats, indices)
+        scores_system = resampled_scores(metric, stats, indices)
         mean, ci = estimate_ci(scores_system)
-        differences = np.abs(scores_system - scores_baseline)
-        results[metric_name] = Result(score, _p_value(differences - differences.mean(), observed), mean, ci)
+        results[metric_name] = Result(score, bootstrap_p_value(scores_system, scores_baseline, observed), mean, ci)
     return name, results
 
 
