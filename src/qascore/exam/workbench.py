@@ -5,13 +5,15 @@ system when any of that system's top paragraphs answers it correctly (its EXAM-C
 distinct (query, paragraph) is graded once with our solver, written as workbench JSONL.gz lines
 ``[query_id, [FullParagraphData]]`` with ``exam_grades``, and turned into per-question records so
 :func:`~qascore.exam.scoring.exam_scores` gives the workbench-compatible EXAM and n-EXAM.
+:func:`read_workbench_graded` reads such a file back.
 """
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
 
-from ..io import dumps, open_output
+from ..errors import InputFormatError
+from ..io import dumps, iter_jsonl, open_output, require_field
 from .model import Articles, QuestionBank
 from ..judges.base import Judge
 from .scoring import QuestionRecord, judge_answers
@@ -104,3 +106,39 @@ def write_workbench_graded(graded: list[GradedParagraph], path, *, solver: Solve
                     "grades": None,
                 })
             fh.write(dumps([query_id, out]) + "\n")
+
+
+def _string_list(value, what: str, path, lineno: int) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputFormatError(path, lineno, f"{what} must be a list of question ids")
+    return value
+
+
+def read_workbench_graded(path) -> list[GradedParagraph]:
+    """The graded paragraphs of a workbench JSONL(.gz) file (as :func:`write_workbench_graded` writes
+    it): per paragraph its id, text, each ranking method's rank, and the questions its one
+    ``exam_grades`` entry answered correctly and wrongly. A paragraph with no grade or several (the
+    workbench keeps one per grading model) is an error naming the file and line."""
+    graded = []
+    for lineno, rec in iter_jsonl(path, array_document=False):  # its lines are arrays
+        if not (isinstance(rec, list) and len(rec) == 2 and isinstance(rec[0], str) and isinstance(rec[1], list)):
+            raise InputFormatError(path, lineno, "expected [query_id, [paragraph, ...]]")
+        query_id, paras = rec
+        for para in paras:
+            pid = require_field(para, "paragraph_id", str, path, lineno)
+            grades = para.get("exam_grades")
+            if not isinstance(grades, list) or len(grades) != 1 or not isinstance(grades[0], dict):
+                raise InputFormatError(path, lineno, f"paragraph {pid!r}: expected one exam_grades entry, got "
+                                       f"{len(grades) if isinstance(grades, list) else 'none'}")
+            ranks = {}
+            for r in (para.get("paragraph_data") or {}).get("rankings") or []:
+                if not (isinstance(r, dict) and isinstance(r.get("method"), str) and isinstance(r.get("rank"), int)):
+                    raise InputFormatError(path, lineno, "each ranking needs a string 'method' and an int 'rank'")
+                ranks[r["method"]] = r["rank"]
+            answers = [(a[0], a[1]) for a in grades[0].get("answers") or []
+                       if isinstance(a, list) and len(a) == 2]
+            graded.append(GradedParagraph(
+                query_id, pid, require_field(para, "text", str, path, lineno), ranks,
+                _string_list(grades[0].get("correctAnswered"), "correctAnswered", path, lineno),
+                _string_list(grades[0].get("wrongAnswered"), "wrongAnswered", path, lineno), answers))
+    return graded
