@@ -169,12 +169,18 @@ def _records(data: Any, value: str) -> Iterator[dict]:
         data = data.to_dict("records")
     elif isinstance(data, Mapping):
         data = ({"query_id": q, "doc_id": d, value: v} for q, docs in data.items() for d, v in docs.items())
+    names: dict[type, tuple[str, ...]] = {}  # per namedtuple type, its canonical field names
     for row in data:
-        if hasattr(row, "_asdict"):
-            row = row._asdict()
-        elif not isinstance(row, Mapping):
+        fields = names.get(type(row))
+        if fields is not None:
+            yield dict(zip(fields, row))
+        elif hasattr(row, "_fields"):
+            fields = names[type(row)] = tuple(_ALIASES.get(k, k) for k in row._fields)
+            yield dict(zip(fields, row))
+        elif isinstance(row, Mapping):
+            yield {_ALIASES.get(k, k): v for k, v in row.items()}
+        else:
             raise TypeError(f"expected rows with named fields (namedtuples, mappings or a DataFrame), got {row!r}")
-        yield {_ALIASES.get(k, k): v for k, v in row.items()}
 
 
 def _field(record: dict, name: str, what: str):
@@ -184,6 +190,8 @@ def _field(record: dict, name: str, what: str):
 
 
 def _integer(value, what: str) -> int:
+    if type(value) is int:
+        return value
     number = float(value)
     if not number.is_integer():
         raise ValueError(f"{what} must be an integer, got {value!r}")
@@ -196,6 +204,7 @@ class _Key:
     def __init__(self, qrels: Any) -> None:
         self.nuggets: dict[str, list[tuple[str, int, str | None]]] = {}
         seen: set[tuple[str, str]] = set()
+        self.ids = seen  # (query, nugget) of every nugget
         for r in _records(qrels, "relevance"):
             qid, nid = str(_field(r, "query_id", "qrels")), str(_field(r, "doc_id", "qrels"))
             if (qid, nid) in seen:
@@ -239,7 +248,7 @@ class _Assignments:
             grades = self.grades.setdefault(qid, {})
             if nid in grades:
                 raise ValueError(f"run: nugget {nid!r} of query {qid!r} is assigned twice")
-            if not any(nid == n for n, _, _ in key.nuggets[qid]):
+            if (qid, nid) not in key.ids:
                 raise ValueError(f"run: query {qid!r} assigns nugget {nid!r}, which the qrels do not list")
             grades[nid] = grade
             text = r.get("text")
