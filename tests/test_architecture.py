@@ -1,4 +1,5 @@
 """The layering rules of docs/dev/architecture.md, checked on the source tree."""
+import ast
 import importlib.util
 import sys
 from pathlib import Path
@@ -51,3 +52,101 @@ def test_function_level_import_is_an_edge(tmp_path, monkeypatch):
     edges = import_graph.import_edges(modules)
     assert edges["qascore.ava.one"] == {"qascore.ava.two"}
     assert import_graph.find_cycles(edges) == [["qascore.ava.one", "qascore.ava.two"]]
+
+
+# ---------------------------------------------------------------- one home per concept
+PACKAGE = ROOT / "src" / "qascore"
+
+
+def _source_trees():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def _factors(node):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _factors(node.left) + _factors(node.right)
+    return [node]
+
+
+def _is_number(node, values=None) -> bool:
+    return (isinstance(node, ast.Constant) and type(node.value) in (int, float)
+            and (values is None or node.value in values))
+
+
+def _is_weight(node) -> bool:
+    """2, or 1 + something: the weight of an F numerator (2 P R, (1 + b2) P R)."""
+    if _is_number(node, (2, 2.0)):
+        return True
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)
+            and (_is_number(node.left, (1, 1.0)) or _is_number(node.right, (1, 1.0))))
+
+
+def _names(node) -> set[str]:
+    return {ast.unparse(n) for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))}
+
+
+def f_formulas(tree):
+    """Divisions shaped like an F-measure: a weight (2, or 1 + w) times two or more other factors,
+    over a sum that holds one of them (directly, or through a name assigned from it in the same
+    function): ``2 * p * r / (p + r)``, ``(1 + b2) * p * r / (r + b2 * p)``, ``... / total``."""
+    seen: set[int] = set()
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for scope in [*reversed(functions), tree]:  # innermost first: its names are the ones in force
+        sums = {t.id: n.value for n in ast.walk(scope) if isinstance(n, ast.Assign)
+                for t in n.targets if isinstance(t, ast.Name)}
+        for node in ast.walk(scope):
+            if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)) or id(node) in seen:
+                continue
+            seen.add(id(node))
+            factors = _factors(node.left)
+            weights = [f for f in factors if _is_weight(f)]
+            others = [f for f in factors if not _is_weight(f) and not _is_number(f)]
+            if not weights or len(others) < 2:
+                continue
+            below = sums.get(node.right.id, node.right) if isinstance(node.right, ast.Name) else node.right
+            if isinstance(below, ast.BinOp) and isinstance(below.op, ast.Add) and _names(below) & set().union(
+                    *map(_names, others)):
+                yield node
+
+
+F_HOME = "prf.py"
+# F formed outside qascore.prf in code this change may not edit; each entry is to go through
+# qascore.prf (f_score gives both values bit for bit), and fails here once it has
+F_PENDING = {
+    "ava/evaluate.py": "pointwise(): f_score(precision, recall)",
+    "compat/sacrebleu/metrics/chrf.py": "_f_score_of_floats(): sacrebleu's eps where the denominator is 0",
+}
+
+
+def test_f_measure_is_formed_only_in_its_home():
+    found = {rel: [ast.unparse(n) for n in f_formulas(tree)] for rel, tree in _source_trees()}
+    found = {rel: formulas for rel, formulas in found.items() if formulas}
+    assert F_HOME in found  # the scan sees the home's own formula
+    assert {rel: f for rel, f in found.items() if rel != F_HOME and rel not in F_PENDING} == {}
+    assert sorted(set(F_PENDING) - set(found)) == []  # a site routed through qascore.prf leaves the list
+
+
+def test_only_the_home_imports_the_prf_kernel():
+    importers = sorted(rel for rel, tree in _source_trees() for node in ast.walk(tree)
+                       if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("_kernels.prf"))
+    assert importers == [F_HOME]
+
+
+@pytest.mark.parametrize("source", [
+    "def f(p, r):\n    return 2 * p * r / (p + r)\n",
+    "def f(p, r, b2):\n    return (1 + b2) * p * r / (r + b2 * p)\n",
+    "def f(p, r):\n    total = p + r\n    return 2 * p * r / total if total > 0 else 0.0\n",
+    "import numpy as np\ng2 = 1.44\nf = np.where(p > 0, ((1 + g2) * p[0] * r[0]) / (r[0] + g2 * p[0]), 0.0)\n",
+])
+def test_f_formula_scan_finds_each_shape(source):
+    assert len(list(f_formulas(ast.parse(source)))) == 1
+
+
+@pytest.mark.parametrize("source", [
+    "x = 2 * a * b / m\n",                           # Kendall's tie term: no sum below
+    "x = 200.0 * lcs(a, b) / (len(a) + len(b))\n",   # one factor: an indel ratio
+    "x = (a + b) / 2\n",
+])
+def test_f_formula_scan_passes_other_divisions(source):
+    assert list(f_formulas(ast.parse(source))) == []

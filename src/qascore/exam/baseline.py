@@ -4,8 +4,8 @@ Words are lowercased, stopwords removed and Porter stemmed (the paper lemmatises
 ships here, so this is the stemmed variant) with :class:`~qascore.exam.analysis.LexicalAnalyzer`.
 ROUGE-1 is rouge-score's: overlap = sum over terms of min(count in article, count in gold),
 P = overlap / max(article terms, 1), R = overlap / max(gold terms, 1), F1 = 2PR / (P + R) (0 when
-both are 0); the counts come from the shared clipped n-gram kernel and P / R / F from the shared
-ratio kernels, so values equal ``rouge_score``'s ``rouge1`` with the same tokenizer to the last bit.
+both are 0); the counts come from the shared clipped n-gram kernel and P / R / F from
+:mod:`qascore.prf`, so values equal ``rouge_score``'s ``rouge1`` with the same tokenizer to the last bit.
 A system is scored on every query that has a gold article; a query it skipped counts 0, as in EXAM.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels.ngram import clipped_ngram_matches
-from .._kernels.prf import f_measure, ratio_of_counts
 from .._parallel import threads_for
+from ..prf import prf_of_counts
 from ..signature import make_signature
 from ..text import Vocabulary, porter_stem
 from .analysis import LexicalAnalyzer
@@ -42,9 +42,7 @@ def rouge1_f1(predictions: list[str], references: list[str], analyzer: LexicalAn
     matches = clipped_ngram_matches(packed.ids, packed.offsets, rows[:k], packed.ids, packed.offsets, rows[k:],
                                     np.arange(k + 1, dtype=np.int64), 1, threads_for(k, n_jobs))[:, 0]
     lengths = packed.lengths()
-    precision = ratio_of_counts(matches, np.ascontiguousarray(lengths[:k]))
-    recall = ratio_of_counts(matches, np.ascontiguousarray(lengths[k:]))
-    return np.asarray(f_measure(precision, recall, 1.0))
+    return prf_of_counts(matches, lengths[:k], lengths[k:])[2]
 
 
 def rouge1_baseline(articles: Articles, gold: Articles, *, n_jobs: int | None = None) -> RougeBaseline:

@@ -18,6 +18,7 @@ from collections import Counter
 import numpy as np
 
 from .._kernels.lcs import char_lcs_length
+from ..prf import f_score
 from ..text import WordTermTokenizer, porter_stem
 from ..text.answers import contains_answer, normalise_answer
 from ..text.stopwords import STOPWORDS
@@ -104,7 +105,7 @@ class TokenF1Judge(SquadMatchJudge):
         if common == 0:
             return 0.0
         precision, recall = common / len(pred), common / len(gold)
-        return 2 * precision * recall / (precision + recall)
+        return f_score(precision, recall)
 
 
 class WorkbenchJudge(Judge):

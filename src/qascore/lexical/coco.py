@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._parallel import resolve_n_jobs, threads_for
+from ..prf import f_scores
 from ..signature import make_signature
 from ..text import Vocabulary, WhitespaceTokenizer
 from .bleu import closest_reference_lengths
@@ -85,9 +86,7 @@ def coco_rouge_l(candidates, references, beta: float = 1.2, n_jobs: int | None =
                       threads_for(len(owner_rows), resolve_n_jobs(n_jobs))).astype(np.float64)
     prec = np.maximum.reduceat(lcs / lengths[owner_rows], groups[:-1])
     rec = np.maximum.reduceat(lcs / lengths[seg.ref_rows], groups[:-1])
-    b2 = beta ** 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where((prec != 0) & (rec != 0), ((1 + b2) * prec * rec) / (rec + b2 * prec), 0.0)
+    return f_scores(prec, rec, beta ** 2)  # coco-caption squares beta with **
 
 
 @dataclass

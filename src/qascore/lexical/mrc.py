@@ -23,6 +23,7 @@ import numpy as np
 from .._parallel import resolve_n_jobs, threads_for
 from ..errors import InputFormatError
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
+from ..prf import f_scores
 from ..signature import make_signature
 from ..text import CharTokenizer, Vocabulary, WhitespaceTokenizer
 from ..validate import MAX_ORDER, check_int, check_real, check_weight
@@ -294,9 +295,7 @@ def _chunk_counts(questions: list, *, alpha: float, beta: float, gamma: float, m
         rec = np.where(r_denom > 0.0, gain / r_denom, 0.0)
     p_max = np.maximum.reduceat(prec, answer_groups[:-1])
     r_max = np.maximum.reduceat(rec, answer_groups[:-1])
-    g2 = gamma ** 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rouge = np.where((p_max != 0) & (r_max != 0), ((1 + g2) * p_max * r_max) / (r_max + g2 * p_max), 0.0)
+    rouge = f_scores(p_max, r_max, gamma ** 2)  # the script squares gamma with **
 
     # BLEU: base, yes/no and entity clipped counts in one kernel call.
     task_hyp = np.concatenate([cand_rows, np.asarray(yn_questions + ent_questions, dtype=np.int64)])

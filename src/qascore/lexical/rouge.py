@@ -2,7 +2,7 @@
 
 Texts are tokenised once per batch into packed ids (:mod:`qascore.text`), the compiled kernels
 count n-gram overlaps, LCS lengths and rougeLsum union hits, and precision / recall / F are
-formed here with exactly rouge-score's floating-point operations.
+formed by :mod:`qascore.prf` with exactly rouge-score's floating-point operations.
 
 Several references per prediction are reduced in one of two conventions:
 
@@ -22,12 +22,12 @@ import numpy as np
 
 from .._kernels.lcs import lcs_lengths, union_lcs_hits_batch
 from .._kernels.ngram import clipped_ngram_matches
-from .._kernels.prf import f_measure, ratio_of_counts, rouge_prf
 from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
 from .._kernels.text_encode import first_non_str
 from .._parallel import pool_threads, resolve_n_jobs, threads_for
 from ..errors import QascoreError
 from ..validate import as_list, check_choice, check_flag, check_same_length, check_weight
+from ..prf import count_ratios, f_scores, rouge_prf
 from ..metric import CorpusScore, ExampleScores, ExactSum, Metric, Statistics, mean_statistics, mean_values
 from ..signature import make_signature
 from ..text import PackedTokens, RougeTokenizer, Vocabulary, get_tokenizer
@@ -60,13 +60,7 @@ def fmeasure(precision: np.ndarray, recall: np.ndarray, gamma: float = 1.0) -> n
     1 * P = P exactly, and addition commutes in IEEE arithmetic. One compiled pass
     (``kernels/prf.pyx``) over equal-length 1-D arrays; other shapes broadcast first.
     """
-    p = np.ascontiguousarray(precision, dtype=np.float64)
-    r = np.ascontiguousarray(recall, dtype=np.float64)
-    g2 = float(gamma) ** 2
-    if p.ndim == 1 and p.shape == r.shape:
-        return f_measure(p, r, g2)
-    p, r = np.broadcast_arrays(p, r)
-    return f_measure(p.ravel(), r.ravel(), g2).reshape(p.shape)
+    return f_scores(precision, recall, float(gamma) ** 2)
 
 
 @dataclass(frozen=True)
@@ -199,13 +193,6 @@ def _encode_sentences(texts, tokenizer, vocab, split_summaries, n_jobs) -> _Sent
 
 
 # ---------------------------------------------------------------- per-pair scores
-def _ratio(numerator: np.ndarray, denominator: np.ndarray, shift: int = 0) -> np.ndarray:
-    """numerator / max(denominator - shift, 1) as float64 (``kernels/prf.pyx``). Every count here
-    (n-gram matches, LCS, union hits) is 0 when either side has no tokens, so this is 0 exactly
-    where rouge-score returns its early 0."""
-    return ratio_of_counts(np.asarray(numerator, dtype=np.int64), np.asarray(denominator, dtype=np.int64), shift)
-
-
 def _token_counts(max_order, want_lcs, pred_rows, ref_rows, tokens: PackedTokens, n_jobs):
     """(clipped n-gram matches [K, max_order], LCS lengths or None, prediction lengths, reference
     lengths) of text ``pred_rows[k]`` (a prediction) vs text ``ref_rows[k]`` (a reference), both
@@ -229,9 +216,9 @@ def _scores_of_counts(orders, want_lcs, matches, lcs, pred_len, ref_len) -> dict
     for n in orders:
         m = matches[:, n - 1]
         # a text of L tokens has L - n + 1 n-grams; rouge-score divides by max(count, 1) itself here
-        out[f"rouge{n}"] = (_ratio(m, pred_len, n - 1), _ratio(m, ref_len, n - 1))
+        out[f"rouge{n}"] = (count_ratios(m, pred_len, n - 1), count_ratios(m, ref_len, n - 1))
     if want_lcs:
-        out["rougeL"] = (_ratio(lcs, pred_len), _ratio(lcs, ref_len))
+        out["rougeL"] = (count_ratios(lcs, pred_len), count_ratios(lcs, ref_len))
     return out
 
 
@@ -254,7 +241,7 @@ def _lsum_scores(pred_rows, ref_rows, sentences: _SentencePacked, n_jobs) -> tup
     n = sentences.token_counts()[pred_rows]
     m = sentences.token_counts()[ref_rows]
     # rouge-score: no sentences or no tokens on either side -> 0; hits are 0 there
-    return _ratio(hits, n), _ratio(hits, m)
+    return count_ratios(hits, n), count_ratios(hits, m)
 
 
 def _pair_work(predictions: Sequence[str], references: Sequence[str]) -> int:
@@ -385,7 +372,7 @@ def rouge(
         else:
             pairs.update(_scores_of_counts(orders, want_lcs, matches, lcs, pred_len, ref_len))
         if raw_lsum:  # hits are 0 where either side has no tokens, as rouge-score's early 0
-            pairs["rougeLsum"] = (_ratio(lsum, pred_len), _ratio(lsum, ref_len))
+            pairs["rougeLsum"] = (count_ratios(lsum, pred_len), count_ratios(lsum, ref_len))
     if "rougeLsum" in types and not raw_lsum:
         texts = [*predictions, *flat_refs]
         sentences = _encode_sentences(texts, tok, vocab, split_summaries, jobs)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from collections.abc import Iterable, Mapping
 
+from ..prf import f_score
 from ..signature import make_signature
 from ..validate import check_weight
 from .formats import AnswerKey, Judgements, Question, Response
@@ -27,10 +28,9 @@ def non_whitespace_length(texts: Iterable[str]) -> int:
 
 
 def f_beta(recall: float, precision: float, beta: float) -> float:
-    if recall <= 0.0 or precision <= 0.0:
-        return 0.0
-    b2 = beta * beta
-    return (b2 + 1.0) * precision * recall / (b2 * precision + recall)
+    """The official F(beta) of a question's recall and precision: the TREC scorer squares beta
+    as ``beta * beta``; 0 when either is 0."""
+    return f_score(precision, recall, beta * beta)
 
 
 def length_precision(length: int, allowance: float) -> float:

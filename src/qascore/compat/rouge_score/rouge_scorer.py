@@ -22,12 +22,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._kernels.prf import pair_score  # rouge-score's P / R / scoring.fmeasure, same bits
 from ..._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tokens, pair_union_hits_ids,
                                     pair_union_hits_tokens)
 from ..._kernels.rouge_raw import PairScorer
 from ..._kernels.score_rows import score_rows
 from ..._parallel import resolve_n_jobs, threads_for
+from ...prf import pair_score  # rouge-score's P / R / scoring.fmeasure, same bits
 from ...validate import as_text, check_texts
 from ...lexical.rouge import (_NGRAM_TYPE, _pair_work, counts_from_raw_strings, parse_rouge_types, rouge,
                               split_sentences)

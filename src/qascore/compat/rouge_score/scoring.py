@@ -11,6 +11,7 @@ import collections
 from typing import TYPE_CHECKING
 
 from ..._lazy import lazy_exports
+from ...prf import f_score
 
 if TYPE_CHECKING:
     from ...stats.bootstrap import AggregateScore, BootstrapAggregator
@@ -29,12 +30,9 @@ class BaseScorer(abc.ABC):
 
 
 def fmeasure(precision, recall):
-    """Harmonic mean of two numbers, 0.0 when their sum is not positive (rouge-score's bits:
-    the product is formed as (2 * P) * R before the division)."""
-    total = precision + recall
-    if total > 0:
-        return 2 * precision * recall / total
-    return 0.0
+    """Harmonic mean of two numbers, 0.0 when their sum is not positive: :func:`qascore.prf.f_score`,
+    whose default weight gives rouge-score's operations (``2 * P * R / (P + R)``) bit for bit."""
+    return f_score(precision, recall)
 
 
 __getattr__, __dir__ = lazy_exports(__name__, {"...stats.bootstrap": ("AggregateScore", "BootstrapAggregator")})
