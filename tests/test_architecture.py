@@ -54,6 +54,31 @@ def test_function_level_import_is_an_edge(tmp_path, monkeypatch):
     assert import_graph.find_cycles(edges) == [["qascore.ava.one", "qascore.ava.two"]]
 
 
+def test_no_private_name_is_imported_across_packages():
+    assert import_graph.private_imports(import_graph.collect_modules()) == []
+
+
+def test_private_import_check_flags_only_imports_from_outside_the_owner(tmp_path, monkeypatch):
+    pkg = tmp_path / "qascore"
+    for folder in ("lexical", "compat", "stats"):
+        (pkg / folder).mkdir(parents=True)
+        (pkg / folder / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "_kernels.py").write_text("")
+    (pkg / "lexical" / "rouge.py").write_text("_work = 1\nwork = 2\n")
+    (pkg / "lexical" / "bleu.py").write_text("from .rouge import _work\nfrom .._kernels import f\n")
+    (pkg / "stats" / "_validate.py").write_text("")
+    (pkg / "stats" / "bootstrap.py").write_text("from . import _validate\n")
+    (pkg / "compat" / "scorer.py").write_text(
+        "from ..lexical.rouge import _work, work\nfrom .._kernels import f\n"
+        "def g():\n    import qascore.stats._validate\n")
+    monkeypatch.setattr(import_graph, "PACKAGE", pkg)
+    assert import_graph.private_imports(import_graph.collect_modules()) == [
+        "private name imported across packages: qascore.compat.scorer -> qascore.lexical.rouge._work",
+        "private name imported across packages: qascore.compat.scorer -> qascore.stats._validate",
+    ]
+
+
 # ---------------------------------------------------------------- one home per concept
 PACKAGE = ROOT / "src" / "qascore"
 

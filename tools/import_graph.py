@@ -4,7 +4,10 @@ Every ``import`` in ``src/qascore`` counts, those inside functions too. The rule
 
 * no cycles between modules;
 * no method package (``lexical``, ``nuggets``, ``exam``, ``ava``) imports another method;
-* no module of the shared layer imports a method; only the facades (``cli``, ``compat``, ``integrations``) may.
+* no module of the shared layer imports a method; only the facades (``cli``, ``compat``, ``integrations``) may;
+* a private name (``_name``, a module's or a package's) is imported only inside the package that
+  holds it: ``qascore._kernels`` and ``qascore._parallel`` by all of qascore, ``qascore.stats._kernels``
+  by ``qascore.stats``, ``_pair_work`` of ``qascore.lexical.rouge`` by ``qascore.lexical`` alone.
 
 Usage: ``python tools/import_graph.py [--write docs/dev/import-graph.md]``; exit status 1 when a
 rule is broken, with each violation on its own line. ``tests/test_architecture.py`` runs the checks.
@@ -63,6 +66,47 @@ def import_edges(modules: dict[str, Path]) -> dict[str, set[str]]:
                 if target.startswith("qascore") and target in modules and target != name:
                     edges[name].add(target)
     return edges
+
+
+def imported_paths(modules: dict[str, Path]):
+    """(importing module, dotted path imported) for every import of a qascore name: ``from .rouge
+    import x`` in qascore.lexical.bleu gives qascore.lexical.rouge.x."""
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve(name, is_package, node)
+                targets = [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            yield from ((name, t) for t in targets if t == "qascore" or t.startswith("qascore."))
+
+
+def private_owner(target: str, modules: dict[str, Path]) -> str | None:
+    """The package a dotted path's first private part (``_x``, not ``__x__``) belongs to: the path
+    before it, or that module's package when the part is a name inside a module. None when the
+    path has no private part."""
+    parts = target.split(".")
+    for i, part in enumerate(parts):
+        if part.startswith("_") and not (part.startswith("__") and part.endswith("__")):
+            owner = ".".join(parts[:i])
+            if owner in modules and modules[owner].name != "__init__.py":
+                owner = owner.rsplit(".", 1)[0]
+            return owner
+    return None
+
+
+def private_imports(modules: dict[str, Path]) -> list[str]:
+    """Imports of a private name from outside the package that holds it."""
+    found = []
+    for source, target in imported_paths(modules):
+        owner = private_owner(target, modules)
+        if owner is not None and source != owner and not source.startswith(owner + "."):
+            found.append(f"private name imported across packages: {source} -> {target}")
+    return sorted(set(found))
 
 
 def layer(module: str) -> str:
@@ -166,7 +210,8 @@ def render_markdown(edges: dict[str, set[str]], problems: list[str]) -> str:
     lines += [
         "- no cycles between modules;",
         "- no method (`lexical`, `nuggets`, `exam`, `ava`) imports another;",
-        "- the shared layer imports no method; only `cli`, `compat` and `integrations` (facades) do.",
+        "- the shared layer imports no method; only `cli`, `compat` and `integrations` (facades) do;",
+        "- a private name (`_x`) is imported only inside the package that holds it.",
         "",
     ]
     lines += ["Status: " + ("all rules hold." if not problems else f"{len(problems)} violations:"), ""]
@@ -183,7 +228,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     modules = collect_modules()
     edges = import_edges(modules)
-    problems = violations(edges, modules)
+    problems = violations(edges, modules) + private_imports(modules)
     if args.write:
         Path(args.write).write_text(render_markdown(edges, problems), encoding="utf-8")
     for problem in problems:

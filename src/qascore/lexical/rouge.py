@@ -38,6 +38,13 @@ MULTI_REF_MODES = ("best_f", "max_pr")
 _NGRAM_TYPE = re.compile(r"rouge([1-9])")
 
 
+def ngram_order(rouge_type: str) -> int:
+    """n of a ROUGE-N type name (``rouge1`` .. ``rouge9``); 0 for any other name (``rougeL``,
+    ``rougeLsum``)."""
+    match = _NGRAM_TYPE.fullmatch(rouge_type)
+    return int(match.group(1)) if match else 0
+
+
 def parse_rouge_types(rouge_types) -> tuple[str, ...]:
     """Validate ROUGE type names (``rouge1`` .. ``rouge9``, ``rougeL``, ``rougeLsum``)."""
     if isinstance(rouge_types, str):
@@ -244,13 +251,16 @@ def _lsum_scores(pred_rows, ref_rows, sentences: _SentencePacked, n_jobs) -> tup
     return count_ratios(hits, n), count_ratios(hits, m)
 
 
-def _pair_work(predictions: Sequence[str], references: Sequence[str]) -> int:
-    """Size of a batch of pairs in units of a short pair (for threads_for): the pair count, or,
-    for a few pairs (cheap to measure), their code points / 64, so that a few long texts still
-    spread over threads."""
+def pair_threads(predictions: Sequence[str], references: Sequence[str], n_jobs: int | None) -> int:
+    """Threads worth starting to count ROUGE over the pairs (``predictions[i]``, ``references[i]``)
+    under ``n_jobs`` (None: all cores): the library's thread rule (``threads_for``) over the batch's size
+    in units of a short pair, which is the pair count, or, for a few pairs (cheap to measure),
+    their code points / 64, so that a few long texts still spread over threads."""
     if len(references) >= 512:
-        return len(references)
-    return (sum(map(len, predictions)) + sum(map(len, references))) // 64
+        work = len(references)
+    else:
+        work = (sum(map(len, predictions)) + sum(map(len, references))) // 64
+    return threads_for(work, resolve_n_jobs(n_jobs))
 
 
 def counts_from_raw_strings(tokenizer) -> bool:
@@ -343,7 +353,7 @@ def rouge(
     tok = _resolve_tokenizer(tokenizer, use_stemmer)
     jobs = resolve_n_jobs(n_jobs)
 
-    orders = [int(name[5:]) for name in types if _NGRAM_TYPE.fullmatch(name)]
+    orders = [n for name in types if (n := ngram_order(name))]
     want_lcs = "rougeL" in types
     pred_rows = np.arange(len(predictions), dtype=np.int64)
     if len(flat_refs) != len(predictions):  # several references for some predictions
@@ -361,7 +371,7 @@ def rouge(
     if orders or want_lcs or raw_lsum:
         if raw:
             *counts, lsum = raw_rouge_counts(predictions, flat_refs, pred_rows, flat_ref_rows, max(orders, default=0),
-                                             want_lcs, threads_for(_pair_work(predictions, flat_refs), jobs),
+                                             want_lcs, pair_threads(predictions, flat_refs, jobs),
                                              want_lsum=raw_lsum, stem=tok.use_stemmer)
         else:
             counts = _token_counts(max(orders, default=0), want_lcs, pred_rows, ref_rows,

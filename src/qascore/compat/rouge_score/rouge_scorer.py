@@ -26,10 +26,9 @@ from ..._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tok
                                     pair_union_hits_tokens)
 from ..._kernels.rouge_raw import PairScorer
 from ..._kernels.score_rows import score_rows
-from ..._parallel import resolve_n_jobs, threads_for
 from ...prf import pair_score  # rouge-score's P / R / scoring.fmeasure, same bits
 from ...validate import as_text, check_texts
-from ...lexical.rouge import (_NGRAM_TYPE, _pair_work, counts_from_raw_strings, parse_rouge_types, rouge,
+from ...lexical.rouge import (counts_from_raw_strings, ngram_order, pair_threads, parse_rouge_types, rouge,
                               split_sentences)
 from ...text import RougeTokenizer, Vocabulary
 from . import scoring, tokenizers
@@ -68,7 +67,7 @@ class RougeScorer(scoring.BaseScorer):
         elif type(tokenizer) is tokenizers.DefaultTokenizer:  # a subclass may redefine tokenize()
             tokenizer = tokenizer.rouge_tokenizer
         self._tokenizer = tokenizer
-        self._orders = {name: int(name[5:]) for name in self._types if _NGRAM_TYPE.fullmatch(name)}
+        self._orders = {name: n for name in self._types if (n := ngram_order(name))}
         self._max_order = max(self._orders.values(), default=0)
         self._want_lcs = "rougeL" in self._types
         self._whole_text = self._max_order > 0 or self._want_lcs
@@ -197,8 +196,7 @@ class RougeScorer(scoring.BaseScorer):
         if not self._types:
             return [{} for _ in targets]
         if self._pair is not None:  # as rouge() counts these pairs, the rows built from the counts in C
-            threads = threads_for(_pair_work(predictions, targets), resolve_n_jobs(n_jobs))
-            return self._pair.score_batch(targets, predictions, threads)
+            return self._pair.score_batch(targets, predictions, pair_threads(predictions, targets, n_jobs))
         result = rouge(predictions, targets, self._types, tokenizer=self._tokenizer,
                        split_summaries=self._split_summaries, n_jobs=n_jobs)
         names = tuple(result)
