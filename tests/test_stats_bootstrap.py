@@ -368,9 +368,9 @@ def test_index_stream_is_uniform_over_full_blocks():
 
 def test_samples_beyond_the_stream_index_range_are_an_error(monkeypatch):
     """Indices are 32-bit: more than 2**32 - 1 items is refused, never wrapped (limit lowered here)."""
-    from qascore.stats import _validate
+    from qascore import validate
 
-    monkeypatch.setattr(_validate, "MAX_STREAM_ITEMS", 5)
+    monkeypatch.setattr(validate, "MAX_STREAM_ITEMS", 5)
     x = np.arange(6.0)
     with pytest.raises(ValueError, match="paired bootstrap: 6 items; the qascore resampling stream"):
         stats.paired_bootstrap_means(x, x[::-1], n_resamples=10)

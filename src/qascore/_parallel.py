@@ -1,4 +1,6 @@
-"""One rule for thread counts across the library, and what a forked child may start.
+"""The library's one thread policy: how many threads a call may start, for the Cython kernels'
+OpenMP teams, ONNX Runtime sessions and Numba's pool alike (:func:`numba_threads`), and what a
+forked child may start.
 
 Thread pools do not survive fork. GNU OpenMP (the Cython kernels' threads, and Numba's ``omp``
 threading layer): a child forked after the parent ran a parallel region inherits a pool whose
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 
 # This process has handed more than one thread to an OpenMP kernel or an ONNX Runtime session
 # (set, never cleared: the pool outlives the call).
@@ -80,3 +83,23 @@ def threads_for(n_tasks: int, n_jobs: int | None, min_tasks_per_thread: int = 25
     if n_jobs == 1 or (n_jobs is None and n_tasks < 2 * min_tasks_per_thread):
         return 1  # the common small call skips the affinity query
     return pool_threads(max(1, min(resolve_n_jobs(n_jobs), n_tasks // min_tasks_per_thread)))
+
+
+@contextmanager
+def numba_threads(n_jobs):
+    """Run the enclosed Numba kernel calls on ``n_jobs`` threads (capped at Numba's pool size); on
+    the calling thread alone in a child forked from a process with live pools (its kernels then
+    take their serial compilations, and Numba's pool is not touched)."""
+    if inherited_thread_pools():
+        resolve_n_jobs(n_jobs)  # still an error where it is one in the parent
+        yield 1
+        return
+    import numba  # here, not at the top: importing qascore must not load Numba
+
+    wanted = min(resolve_n_jobs(n_jobs), numba.config.NUMBA_NUM_THREADS)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(wanted)
+    try:
+        yield wanted
+    finally:
+        numba.set_num_threads(previous)

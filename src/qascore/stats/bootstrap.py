@@ -20,19 +20,20 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .._parallel import numba_threads
 from ..signature import make_signature
-from ..validate import check_int, check_real
-from . import _kernels as K
-from ._threads import numba_threads
-from ._validate import (
+from ..validate import (
     ALTERNATIVES,
     NAN_POLICIES,
     as_float_array,
     check_choice,
+    check_int,
     check_pair,
+    check_real,
     check_stream_size,
     first_bad,
 )
+from . import _kernels as K
 
 STATISTICS = {
     "mean": K.MEAN,

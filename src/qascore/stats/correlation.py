@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .._parallel import numba_threads
 from ..signature import make_signature
+from ..validate import ALTERNATIVES, check_choice, check_enough, check_pair, warn_constant
 from . import _kernels as K
-from ._threads import numba_threads
-from ._validate import ALTERNATIVES, check_choice, check_enough, check_pair, warn_constant
 
 _KENDALL_CODES = {"a": K.KENDALL_A, "b": K.KENDALL_B, "c": K.KENDALL_C}
 _ALT_CODES = {"two-sided": 0, "less": 1, "greater": 2}

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .._parallel import numba_threads
 from ..signature import make_signature
+from ..validate import as_float_array, check_choice, check_stream_size
 from . import _kernels as K
-from ._threads import numba_threads
-from ._validate import as_float_array, check_choice, check_stream_size
 from .bootstrap import (
     BootstrapResult,
     _bca_probabilities,
