@@ -49,7 +49,7 @@ def setup(tmp_path_factory):
     from qascore.ava.data import load_evouna, split_by_question
     from qascore.ava.torch_models import ava_net_from_config
     from qascore.ava.training import encode_slots, expand_references
-    from qascore.judges.onnx import default_model_dir
+    from qascore.models import bundled_path
     from qascore.runtime.tokenize import TextTokenizer
 
     sys.path.insert(0, str(ROOT / "onnx_export"))
@@ -66,7 +66,7 @@ def setup(tmp_path_factory):
     export_ava.export_onnx(model, "a2", out / "raw.onnx")
     export_ava.optimise(out / "raw.onnx", out / "fp32.onnx", num_heads=12, hidden_size=384)
     export_ava.to_float16(out / "fp32.onnx", out / "fp16.onnx")
-    tokenizer_file = default_model_dir() / "tokenizer.json"
+    tokenizer_file = bundled_path("minilm", "tokenizer.json")
     tokenizer = TextTokenizer(tokenizer_file, max_length=128)
     q, r, t, _ = expand_references(dev)
     slots = encode_slots(tokenizer, "a2", q, r, t, truncation="allow")

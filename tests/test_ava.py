@@ -1,4 +1,5 @@
 """AVA: features kernel, linear model, evaluation, data formats, shipped models (the CLI: test_ava_cli.py)."""
+import json
 import shutil
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from qascore.ava.evaluate import (
 from qascore.judges.linear import LinearAva, compute_features, default_linear_model, train_linear
 from qascore.judges.inputs import PAPER_CONFIGURATIONS, architecture
 from qascore.errors import InputFormatError
+from qascore.io import read_json
+from qascore.models import bundled_path
 from qascore.text import get_tokenizer
 
 # --- features: kernel vs a plain-Python reference ------------------------------------------
@@ -271,13 +274,31 @@ def test_empty_and_overlong_texts(shipped):
 def test_model_dir_errors(tmp_path):
     with pytest.raises(ModelFileError, match="model.json"):
         OnnxAvaModel.from_dir(tmp_path)
-    for name in ("model.json", "tokenizer.json"):
-        shutil.copy(default_model_dir() / name, tmp_path / name)
+    # a copy of the shipped model.json names the tokenizer bundled with qascore, wherever it lies
+    shutil.copy(default_model_dir() / "model.json", tmp_path / "model.json")
     with pytest.raises(ModelFileError, match="model file not found"):
         OnnxAvaModel.from_dir(tmp_path)
     shutil.copy(Path(__file__).parent / "data" / "identity.onnx", tmp_path / "model.onnx")
     with pytest.raises(ModelInputError, match="do not match"):
         OnnxAvaModel.from_dir(tmp_path, device="cpu")
+    meta = read_json(tmp_path / "model.json")
+    for bad, message in ((["minilm"], "'bundled_tokenizer' must be a path in qascore/models"),
+                         ("minilm/no-such.json", "tokenizer file not found: .*no-such.json")):
+        (tmp_path / "model.json").write_text(json.dumps({**meta, "bundled_tokenizer": bad}))
+        with pytest.raises(ModelFileError, match=message):
+            OnnxAvaModel.from_dir(tmp_path, device="cpu")
+
+
+def test_model_dir_without_bundled_tokenizer_reads_its_own(tmp_path):
+    meta = read_json(default_model_dir() / "model.json")
+    del meta["bundled_tokenizer"]
+    (tmp_path / "model.json").write_text(json.dumps(meta))
+    shutil.copy(default_model_dir() / "model.onnx", tmp_path / "model.onnx")
+    with pytest.raises(ModelFileError, match="tokenizer file not found"):
+        OnnxAvaModel.from_dir(tmp_path, device="cpu")
+    shutil.copy(bundled_path("minilm", "tokenizer.json"), tmp_path / "tokenizer.json")
+    model = OnnxAvaModel.from_dir(tmp_path, device="cpu")
+    assert model.tokenizer.tokenizer_file == tmp_path / "tokenizer.json"
 
 
 @pytest.mark.parametrize("arch", ["a2", "a0", *PAPER_CONFIGURATIONS])
@@ -303,7 +324,7 @@ def test_export_parity_on_a_small_network(tmp_path, arch):
     if model.peers is not None:
         assert model.peers[0].query.weight.data_ptr() != model.peers[1].query.weight.data_ptr()
     export_ava.export_onnx(model, arch, tmp_path / "model.onnx")
-    onnx_model = OnnxAvaModel(tmp_path / "model.onnx", tokenizer_file=default_model_dir() / "tokenizer.json", arch=arch, device="cpu")
+    onnx_model = OnnxAvaModel(tmp_path / "model.onnx", tokenizer_file=bundled_path("minilm", "tokenizer.json"), arch=arch, device="cpu")
     q, r, t = ["who wrote hamlet", "capital of france"], ["Shakespeare", "Paris"], ["It was Shakespeare.", "Lyon, I think, or maybe Paris"]
     from qascore.ava.training import encode_slots, predict_logits_torch
 

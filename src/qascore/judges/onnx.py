@@ -1,7 +1,9 @@
 """Transformer AVA models on ONNX Runtime (no torch): p(correct | question, reference, candidate).
 
-A model directory holds ``model.onnx``, ``tokenizer.json`` and ``model.json`` (architecture,
-window, tuned threshold, recipe). The default one ships in ``qascore/models/ava``.
+A model directory holds ``model.onnx``, ``model.json`` (architecture, window, tuned threshold,
+recipe) and ``tokenizer.json``, unless ``model.json``'s ``bundled_tokenizer`` names one bundled
+under ``qascore/models`` (the shipped models share ``minilm/tokenizer.json``). The default one
+ships in ``qascore/models/ava``.
 """
 from __future__ import annotations
 
@@ -72,7 +74,11 @@ class OnnxAvaModel(Judge):
         options.setdefault("thresholds", meta.get("thresholds") or dict.fromkeys(REFERENCE_RULES, meta["threshold"]))
         if "stacker" in meta:
             options.setdefault("stacker", Stacker.from_dict(meta["stacker"]))
-        return cls(directory / "model.onnx", tokenizer_file=directory / "tokenizer.json", arch=meta["arch"],
+        bundled = meta.get("bundled_tokenizer")
+        if bundled is not None and not isinstance(bundled, str):
+            raise ModelFileError(f"{meta_path}: 'bundled_tokenizer' must be a path in qascore/models, got {bundled!r}")
+        tokenizer_file = bundled_path(*bundled.split("/")) if bundled else directory / "tokenizer.json"
+        return cls(directory / "model.onnx", tokenizer_file=tokenizer_file, arch=meta["arch"],
                    max_length=meta["max_length"], recipe=meta, **options)
 
     def settings(self) -> dict:
