@@ -85,11 +85,11 @@ def test_as2_bad_line_names_file_and_line(tmp_path):
         load_as2_as_ava(path)
 
 
-def test_as2_on_real_trecqa(shared_data):
-    t = load_as2_as_ava(shared_data / "ava" / "trecqa" / "train.jsonl", construction="one_reference", seed=13,
+def test_as2_on_real_trecqa(restricted_data):
+    t = load_as2_as_ava(restricted_data / "ava" / "trecqa" / "train.jsonl", construction="one_reference", seed=13,
                         max_candidates=40)
     assert len(t) == 2015 and 0.1 < t.labels.mean() < 0.3
-    paper = load_as2_as_ava(shared_data / "ava" / "trecqa" / "train.jsonl")
+    paper = load_as2_as_ava(restricted_data / "ava" / "trecqa" / "train.jsonl")
     # 62 of the 94 questions have two or more correct sentences: 7,620 positive and 83,269 negative
     # ordered pairs before dropping pairs of identical sentences
     assert paper.dropped == {"fewer_than_two_correct": 32}

@@ -95,7 +95,7 @@ def test_rouge_baseline_keeps_its_numbers(demo_result):
     assert base.signature.startswith("qascore:exam-rouge1-baseline|terms:words-lower-nostop-porter|queries:3|")
 
 
-def test_rouge_baseline_keeps_its_numbers_on_wikiqa(shared_data):
+def test_rouge_baseline_keeps_its_numbers_on_wikiqa(restricted_data):
     """240 (system, query) values on real text, pinned (as a digest) from the replaced implementation."""
     import hashlib
     import sys
@@ -104,7 +104,7 @@ def test_rouge_baseline_keeps_its_numbers_on_wikiqa(shared_data):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "research" / "exam"))
     from wikiqa_bench import build_wikiqa_benchmark
 
-    bench = build_wikiqa_benchmark(shared_data / "ava" / "wikiqa", shares=(0.0, 0.3, 0.7, 1.0), max_queries=60)
+    bench = build_wikiqa_benchmark(restricted_data / "ava" / "wikiqa", shares=(0.0, 0.3, 0.7, 1.0), max_queries=60)
     base = rouge1_baseline(bench.systems, bench.gold)
     values = [base.per_query[s][q] for s in sorted(base.per_query) for q in sorted(base.per_query[s])]
     assert hashlib.sha256(repr(values).encode()).hexdigest() == \

@@ -38,11 +38,11 @@ def assert_parity(corpus, result):
 
 
 @pytest.fixture(scope="module")
-def wikiqa(shared_data):
+def wikiqa(restricted_data):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "research" / "exam"))
     from wikiqa_bench import build_wikiqa_benchmark
 
-    return build_wikiqa_benchmark(shared_data / "ava" / "wikiqa", shares=(0.0, 0.4, 0.8, 1.0), max_queries=60)
+    return build_wikiqa_benchmark(restricted_data / "ava" / "wikiqa", shares=(0.0, 0.4, 0.8, 1.0), max_queries=60)
 
 
 def test_is_a_metric_exported_from_the_package():

@@ -21,8 +21,8 @@ KEYS = [
 
 
 @pytest.mark.parametrize("name,questions,nuggets,vital", KEYS)
-def test_real_answer_keys_have_published_counts(shared_data, tmp_path, name, questions, nuggets, vital):
-    key = read_answer_key(shared_data / "nuggets" / "trec_qa" / name)
+def test_real_answer_keys_have_published_counts(restricted_data, tmp_path, name, questions, nuggets, vital):
+    key = read_answer_key(restricted_data / "nuggets" / "trec_qa" / name)
     assert not key.pyramid
     assert len(key) == questions
     assert sum(len(q.nuggets) for q in key) == nuggets
@@ -32,16 +32,16 @@ def test_real_answer_keys_have_published_counts(shared_data, tmp_path, name, que
     assert again.questions == key.questions
 
 
-def test_2003_header_is_the_question(shared_data):
-    key = read_answer_key(shared_data / "nuggets" / "trec_qa" / "trec12answers_definition")
+def test_2003_header_is_the_question(restricted_data):
+    key = read_answer_key(restricted_data / "nuggets" / "trec_qa" / "trec12answers_definition")
     q = key["1901"]
     assert q.header == "Who is Aaron Copland?"
     assert q.nugget("5").description == "american communist" and q.nugget("5").importance == "okay"
 
 
 @pytest.mark.parametrize("name,questions", [("trec15answers_other_pyramid", 75), ("trec16answers_other_pyramid", 70)])
-def test_pyramid_keys(shared_data, tmp_path, name, questions):
-    key = read_answer_key(shared_data / "nuggets" / "trec_qa" / name)
+def test_pyramid_keys(restricted_data, tmp_path, name, questions):
+    key = read_answer_key(restricted_data / "nuggets" / "trec_qa" / name)
     assert key.pyramid and len(key) == questions
     weights = [n.weight for q in key for n in q.nuggets]
     assert min(weights) == 0.0 and max(weights) == 1.0

@@ -36,8 +36,8 @@ def test_corpus_score_equals_the_official_run_mean_on_the_demo_judgements():
 
 
 @pytest.fixture(scope="module")
-def key2004(shared_data):
-    return read_answer_key(shared_data / "nuggets" / "trec_qa" / "trec13answers_other")
+def key2004(restricted_data):
+    return read_answer_key(restricted_data / "nuggets" / "trec_qa" / "trec13answers_other")
 
 
 @settings(max_examples=60, deadline=None)

@@ -8,8 +8,8 @@ from qascore.nuggets.official import (
 
 
 @pytest.fixture(scope="module")
-def key2004(shared_data):
-    return read_answer_key(shared_data / "nuggets" / "trec_qa" / "trec13answers_other")
+def key2004(restricted_data):
+    return read_answer_key(restricted_data / "nuggets" / "trec_qa" / "trec13answers_other")
 
 
 def test_allowance_edge_exactly_at_l_equal_allowance(key2004):
@@ -31,16 +31,16 @@ def test_duplicates_count_once_and_okay_only_scores_zero(key2004):
     assert okay_only.f == 0.0 and okay_only.precision == 1.0 and okay_only.allowance == 200
 
 
-def test_beta_5_on_the_2003_key(shared_data):
-    key = read_answer_key(shared_data / "nuggets" / "trec_qa" / "trec12answers_definition")
+def test_beta_5_on_the_2003_key(restricted_data):
+    key = read_answer_key(restricted_data / "nuggets" / "trec_qa" / "trec12answers_definition")
     copland = key["1901"]  # vital: 1, 2, 3, 8 -> R = 4
     s = score_question(copland, ["1", "5"], 400, beta=5)
     assert (s.vital_total, s.recall, s.precision) == (4, 0.25, 0.5)
     assert s.f == pytest.approx(26 * 0.5 * 0.25 / (25 * 0.5 + 0.25), rel=1e-15)
 
 
-def test_pyramid_variant(shared_data):
-    key = read_answer_key(shared_data / "nuggets" / "trec_qa" / "trec15answers_other_pyramid")
+def test_pyramid_variant(restricted_data):
+    key = read_answer_key(restricted_data / "nuggets" / "trec_qa" / "trec15answers_other_pyramid")
     moon = key["141.8"]  # weights 1, .5, .25, .125, .5
     s = score_question(moon, ["1", "3"], 250, beta=3, pyramid=True)
     r = 1.25 / 2.375

@@ -81,7 +81,7 @@ def test_wikiqa_tsv_errors_name_file_and_line(tmp_path, rows, header, message):
         read_as2(_tsv(tmp_path, rows, header=header))
 
 
-def test_real_wikiqa_test_split(shared_data):
-    questions = read_as2(shared_data / "ava" / "wikiqa" / "WikiQA-test.tsv")
+def test_real_wikiqa_test_split(restricted_data):
+    questions = read_as2(restricted_data / "ava" / "wikiqa" / "WikiQA-test.tsv")
     assert len(questions) == 633 and sum(len(q.labels) for q in questions) == 6165
     assert sum(any(q.labels) for q in questions) == 243  # the usual "filtered" test set

@@ -14,8 +14,8 @@ kendalltau = pytest.importorskip("scipy.stats").kendalltau
 
 
 @pytest.fixture(scope="module")
-def bench(shared_data):
-    return build_wikiqa_benchmark(shared_data / "ava" / "wikiqa")
+def bench(restricted_data):
+    return build_wikiqa_benchmark(restricted_data / "ava" / "wikiqa")
 
 
 def known_order_tau(bench, result):
@@ -45,13 +45,13 @@ def test_lexical_solver_recovers_known_order(bench):
     assert result.systems["share-000"].exam < result.systems["share-100"].exam
 
 
-def test_generator_is_deterministic_per_seed(shared_data, bench):
-    again = build_wikiqa_benchmark(shared_data / "ava" / "wikiqa", shares=(0.0, 0.5), seed=0)
-    other = build_wikiqa_benchmark(shared_data / "ava" / "wikiqa", shares=(0.0, 0.5), seed=1)
+def test_generator_is_deterministic_per_seed(restricted_data, bench):
+    again = build_wikiqa_benchmark(restricted_data / "ava" / "wikiqa", shares=(0.0, 0.5), seed=0)
+    other = build_wikiqa_benchmark(restricted_data / "ava" / "wikiqa", shares=(0.0, 0.5), seed=1)
     assert list(again.bank) == list(bench.bank)
     assert list(other.bank) != list(bench.bank)
     with pytest.raises(ValueError, match="shares"):
-        build_wikiqa_benchmark(shared_data / "ava" / "wikiqa", shares=(0.5, 0.5))
+        build_wikiqa_benchmark(restricted_data / "ava" / "wikiqa", shares=(0.5, 0.5))
 
 
 def _embedding_solver():
@@ -63,10 +63,10 @@ def _embedding_solver():
     return EmbeddingSolver()
 
 
-def test_embedding_solver_recovers_known_order_quick(shared_data):
+def test_embedding_solver_recovers_known_order_quick(restricted_data):
     """The first 40 documents and three systems keep this near 10 s on two idle cores (the full run is slow)."""
     solver = _embedding_solver()
-    small = build_wikiqa_benchmark(shared_data / "ava" / "wikiqa", shares=(0.0, 0.5, 1.0), max_queries=40)
+    small = build_wikiqa_benchmark(restricted_data / "ava" / "wikiqa", shares=(0.0, 0.5, 1.0), max_queries=40)
     assert len(small.bank.query_ids) == 40
     result = evaluate(small.bank, small.systems, solver)
     tau = known_order_tau(small, result)
@@ -85,9 +85,9 @@ def test_embedding_solver_recovers_known_order_full(bench):
     assert tau >= 0.9
 
 
-def test_script_writes_the_benchmark_and_checks_it(tmp_path, shared_data, capsys):
+def test_script_writes_the_benchmark_and_checks_it(tmp_path, restricted_data, capsys):
     out = tmp_path / "bench"
-    rc = main(["--wikiqa", str(shared_data / "ava" / "wikiqa"), "--out", str(out), "--max-queries", "40",
+    rc = main(["--wikiqa", str(restricted_data / "ava" / "wikiqa"), "--out", str(out), "--max-queries", "40",
                "--check", "lexical"])
     text = capsys.readouterr().out
     assert rc == 0 and "known share" in text and "accuracy on the gold documents" in text
