@@ -192,8 +192,8 @@ def test_what_sacrebleu_silently_accepts_is_an_error_here():
         BLEU().corpus_score(["a", None], [["a", "b"]])
     with pytest.raises(RuntimeError, match="cache is empty"):
         BLEU().corpus_score(["a"], None)
-    with pytest.raises(ValueError, match="not provided by qascore"):
-        BLEU(tokenize="ja-mecab")
+    with pytest.raises(ValueError, match="unknown sacrebleu tokenizer 'moses'"):
+        BLEU(tokenize="moses")
     with pytest.raises(ValueError, match="Number of references unknown"):
         BLEU().get_signature()
 

@@ -21,7 +21,7 @@ from .._parallel import pool_threads, resolve_n_jobs, threads_for
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
 from ..text.packing import Vocabulary
-from ..text.sacrebleu_tokenizers import get_sacrebleu_tokenizer, preprocess_segment
+from ..text.sacrebleu_tokenizers import SacreTokenizer, get_sacrebleu_tokenizer, preprocess_segment
 from ..validate import MAX_ORDER, check_flag, check_int, check_real
 from .segments import Segments, pack_token_lists, segment_lines, single_segment_lines
 
@@ -177,7 +177,11 @@ def bleu_of_counts(correct: list, total: list, sys_len: int, ref_len: int, *, sm
 
 
 class BLEU(Metric):
-    """BLEU with sacrebleu's settings: ``tokenize`` in 13a/none/intl/zh/char, ``lowercase``,
+    """BLEU with sacrebleu's settings: ``tokenize`` one of sacrebleu's tokeniser names (13a, none,
+    intl, zh, char; ja-mecab and ko-mecab with the extras ``ja`` / ``ko``; spm, flores101, flores200,
+    spBLEU-1K with the extra ``spm`` and a model file, see
+    :func:`~qascore.text.sacrebleu_tokenizers.spm_model_path`) or a tokeniser object from
+    :func:`~qascore.text.sacrebleu_tokenizers.get_sacrebleu_tokenizer`, ``lowercase``,
     ``smooth_method`` in none/floor/add-k/exp (``smooth_value`` for floor and add-k),
     ``max_ngram_order`` and ``effective_order``. Batch calls use ``n_jobs`` threads.
 
@@ -191,12 +195,12 @@ class BLEU(Metric):
 
     name = "bleu"
 
-    def __init__(self, tokenize: str = "13a", *, lowercase: bool = False, smooth_method: str = "exp",
+    def __init__(self, tokenize: str | SacreTokenizer = "13a", *, lowercase: bool = False, smooth_method: str = "exp",
                  smooth_value=None, max_ngram_order: int = 4, effective_order: bool = False,
                  n_jobs: int | None = None):
         check_smoothing(smooth_method, smooth_value)
         max_ngram_order = check_int(max_ngram_order, "max_ngram_order", low=1, high=MAX_ORDER)
-        self.tokenizer = get_sacrebleu_tokenizer(tokenize)
+        self.tokenizer = tokenize if isinstance(tokenize, SacreTokenizer) else get_sacrebleu_tokenizer(tokenize)
         self.lowercase = check_flag(lowercase, "lowercase")
         self.smooth_method = smooth_method
         self.smooth_value = smooth_value
@@ -215,8 +219,8 @@ class BLEU(Metric):
 
             ids, offsets, _ = tokenize_13a_packed(texts, segment_starts, pool_threads(self.n_jobs))
             return ids, offsets
-        tok = self.tokenizer
-        packed = Vocabulary().pack([preprocess_segment(t, tok) for t in texts])
+        lines = [t.rstrip() for t in texts]  # sacrebleu's preprocessing (preprocess_segment), batched
+        packed = Vocabulary().pack(self.tokenizer.tokenize_batch(lines, threads_for(len(lines), self.n_jobs)))
         return packed.ids, packed.offsets
 
     def settings(self) -> dict:
@@ -294,7 +298,7 @@ class BLEU(Metric):
             smooth += f"[{value:.2f}]"
         counted = {} if nrefs is None else {"nrefs": nrefs}
         return make_signature("bleu", **counted, case="lc" if self.lowercase else "mixed",
-                              eff=self.effective_order, tok=self.tokenizer.name, smooth=smooth,
+                              eff=self.effective_order, tok=self.tokenizer.signature, smooth=smooth,
                               ngram=self.max_ngram_order)
 
     def _compute(self, correct, total, sys_len, ref_len):

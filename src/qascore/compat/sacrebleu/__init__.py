@@ -6,8 +6,9 @@ compiled kernels.
 [ref_stream, ...], n_bootstrap=1)``, ``sentence_score(hypothesis, [ref, ...])`` and
 ``get_signature()`` behave as sacrebleu's. Differences (see docs/compat.md): reference streams of
 unequal length, or a segment whose references are all ``None``, raise ``ValueError`` (sacrebleu
-truncates or crashes); the mecab and sentencepiece tokenisers are not provided; test-set download
-and the command line are sacrebleu's own, not offered here.
+truncates or crashes); every tokeniser is provided (``ja-mecab`` / ``ko-mecab`` with the extras
+``ja`` / ``ko``; the sentencepiece ones with the extra ``spm`` and a model file, never downloaded);
+the test-set listings (``utils``, ``dataset``) are, test-set download is not.
 """
 from .compat import corpus_bleu, corpus_chrf, corpus_ter, raw_corpus_bleu, sentence_bleu, sentence_chrf, sentence_ter
 from .metrics import BLEU, CHRF, TER

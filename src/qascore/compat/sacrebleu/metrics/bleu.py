@@ -8,10 +8,10 @@ from ....lexical.bleu import SMOOTH_DEFAULTS, as_numbers, bleu_from_statistics, 
 from .base import Metric, Score, Signature, logger
 
 MAX_NGRAM_ORDER = 4
-# sacrebleu's tokenisers; those without a qascore implementation raise at construction
+# sacrebleu's tokenisers, in its order; ja-mecab / ko-mecab need the extras ja / ko, the sentencepiece ones
+# the extra spm and a model file (qascore.text.sacrebleu_tokenizers.spm_model_path)
 _TOKENIZERS = ("none", "zh", "13a", "intl", "char", "ja-mecab", "ko-mecab", "spm", "flores101", "flores200",
                "spBLEU-1K")
-_NOT_PROVIDED = {"ja-mecab", "ko-mecab", "spm", "flores101", "flores200", "spBLEU-1K"}
 
 
 class BLEUSignature(Signature):
@@ -52,9 +52,6 @@ class BLEU(Metric):
                  effective_order: bool = False, trg_lang: str = "", references=None):
         if tokenize is None:
             tokenize = self._TOKENIZER_MAP.get(trg_lang, self.TOKENIZER_DEFAULT)
-        if tokenize in _NOT_PROVIDED:
-            raise ValueError(f"tokenize={tokenize!r} is not provided by qascore (it needs mecab or sentencepiece); "
-                             f"use sacrebleu itself for it. Provided: none, zh, 13a, intl, char")
         self._native = NativeBLEU(tokenize, lowercase=lowercase, smooth_method=smooth_method,
                                   smooth_value=smooth_value, max_ngram_order=max_ngram_order,
                                   effective_order=effective_order)
@@ -64,7 +61,7 @@ class BLEU(Metric):
         self.smooth_value = smooth_value
         self.max_ngram_order = max_ngram_order
         self.effective_order = effective_order
-        self.tokenizer_signature = self._native.tokenizer.name
+        self.tokenizer_signature = self._native.tokenizer.signature
         super().__init__(references)
         self._force = force
 
