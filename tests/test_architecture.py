@@ -202,3 +202,18 @@ def test_validation_has_one_home():
     copies = [f"{rel}: {n.name}" for rel, tree in trees.items() if rel != VALIDATION_HOME
               for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in checks]
     assert copies == []  # a check of the same name defined again is a second home
+
+
+SENTENCE_HOME = "text/sentences.py"
+
+
+def test_sentences_are_split_in_one_place():
+    splitters = sorted(f"{rel}: {node.name}" for rel, tree in _source_trees() for node in ast.walk(tree)
+                       if isinstance(node, ast.FunctionDef) and re.search("split.*sentence|sentence.*split|sent_tok",
+                                                                          node.name))
+    assert splitters == [f"{SENTENCE_HOME}: split_sentences"]
+    nltk_users = sorted({rel for rel, tree in _source_trees() for node in ast.walk(tree)
+                         if isinstance(node, (ast.Import, ast.ImportFrom))
+                         and any(a.name.split(".")[0] == "nltk" for a in node.names)
+                         or isinstance(node, ast.ImportFrom) and (node.module or "").startswith("nltk")})
+    assert nltk_users == [SENTENCE_HOME]

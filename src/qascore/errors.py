@@ -45,6 +45,10 @@ class InputFormatError(QascoreError, ValueError):
         super().__init__(f"{where}: {message}")
 
 
+class MissingResourceError(QascoreError, LookupError):
+    """A data file a setting needs (NLTK's Punkt model) is not installed: says how to install it."""
+
+
 class MissingExtraError(QascoreError, ImportError):
     """An optional dependency is not installed: names the extra that provides it."""
 

@@ -29,7 +29,8 @@ import numpy as np
 
 from ..io import (STDIN, RowSpool, aligned_chunks, display_name, dumps, iter_text_blocks, number_rows,
                   open_output, read_ahead, text_input_formats, write_bytes, write_document, WriteBehind)
-from ..lexical.rouge import MULTI_REF_MODES, Rouge, RougeResult, nltk_sentences, parse_rouge_types
+from ..lexical.rouge import MULTI_REF_MODES, Rouge, RougeResult, parse_rouge_types
+from ..text.sentences import nltk_sentences
 from . import options
 
 CHUNK_SIZE = 20_000  # examples read, scored and written at a time (--chunk-size)

@@ -25,12 +25,12 @@ from .._kernels.ngram import clipped_ngram_matches
 from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
 from .._kernels.text_encode import first_non_str
 from .._parallel import pool_threads, resolve_n_jobs, threads_for
-from ..errors import QascoreError
 from ..validate import as_list, check_choice, check_flag, check_same_length, check_weight
 from ..prf import count_ratios, f_scores, rouge_prf
 from ..metric import CorpusScore, ExampleScores, ExactSum, Metric, Statistics, mean_statistics, mean_values
 from ..signature import make_signature
 from ..text import PackedTokens, RougeTokenizer, Vocabulary, get_tokenizer
+from ..text.sentences import split_sentences
 from ..text.tokenizers import check_texts
 
 MAX_NGRAM_ORDER = 9
@@ -147,33 +147,6 @@ def _flatten_references(references, n_predictions: int) -> tuple[Sequence[str], 
     return flat, groups
 
 
-def split_sentences(text: str, split_summaries: bool) -> list[str]:
-    """rouge-score's rougeLsum sentences: lines (or nltk.sent_tokenize), empty ones dropped."""
-    if split_summaries:
-        sentences = nltk_sentences(text)
-    else:
-        sentences = text.split("\n")
-    return [s for s in sentences if len(s)]
-
-
-class MissingResourceError(QascoreError, LookupError):
-    """A data file a setting needs (NLTK's Punkt model) is not installed: says how to install it."""
-
-
-def nltk_sentences(text: str) -> list[str]:
-    try:
-        import nltk
-    except ImportError:
-        raise ImportError("split_summaries=True needs nltk (pip install nltk) with its punkt_tab data") from None
-    try:
-        return nltk.sent_tokenize(text)
-    except LookupError:
-        raise MissingResourceError(
-            "split_summaries=True (--split-summaries) needs NLTK's Punkt sentence model 'punkt_tab', which is "
-            "not installed: run `python -m nltk.downloader punkt_tab` (rouge-score needs the same data)"
-        ) from None
-
-
 @dataclass(frozen=True)
 class _SentencePacked:
     """Texts as runs of sentences: text i owns sentences sent_offsets[i]..sent_offsets[i+1]-1."""
@@ -194,7 +167,7 @@ def _encode_sentences(texts, tokenizer, vocab, split_summaries, n_jobs) -> _Sent
     for i, text in enumerate(texts):
         if type(text) is not str:  # a str subclass (validated) is split by its characters, not its methods
             text = str.__str__(text)
-        sentences.extend(split_sentences(text, split_summaries))
+        sentences.extend(split_sentences(text, "nltk" if split_summaries else "lines"))
         sent_offsets[i + 1] = len(sentences)
     return _SentencePacked(tokenizer.encode_batch(sentences, vocab, n_jobs=n_jobs), sent_offsets)
 

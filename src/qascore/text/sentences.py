@@ -1,11 +1,50 @@
-"""Sentence splitting for answers and articles (EXAM's solvers, nugget assignment by a judge)."""
+"""Sentence splitting, the one place texts are cut into sentences: answers and articles (EXAM's
+solvers, nugget assignment by a judge, long candidates read by a judge) and rougeLsum's summaries.
+
+Three rules (:data:`SENTENCE_RULES`): ``"punctuation"`` cuts at ``.``, ``!`` or ``?`` followed by
+space and a capital or digit, and at line breaks, and strips each piece; ``"lines"`` and
+``"nltk"`` are rouge-score's rougeLsum sentences (its lines, or ``nltk.sent_tokenize`` with
+``split_summaries``), kept as they are. Every rule drops empty pieces.
+"""
 from __future__ import annotations
 
 import re
 
+from ..errors import MissingResourceError
+
+SENTENCE_RULES = ("punctuation", "lines", "nltk")
+
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 
 
-def split_sentences(text: str) -> list[str]:
-    """Split at ., ! or ? followed by space and a capital/digit, and at line breaks; drop empty pieces."""
-    return [s.strip() for s in _SENTENCE_BREAK.split(text) if s and s.strip()]
+def split_sentences(text: str, rule: str = "punctuation") -> list[str]:
+    """The sentences of ``text`` under ``rule`` (one of :data:`SENTENCE_RULES`), empty ones dropped.
+
+    >>> split_sentences("It rained. 3 people came!\\nThen none")
+    ['It rained.', '3 people came!', 'Then none']
+    >>> split_sentences("a b.\\n\\n c", "lines")
+    ['a b.', ' c']
+    """
+    if rule == "lines":
+        return [s for s in text.split("\n") if s]
+    if rule == "punctuation":
+        return [s.strip() for s in _SENTENCE_BREAK.split(text) if s and s.strip()]
+    if rule == "nltk":
+        return [s for s in nltk_sentences(text) if s]
+    raise ValueError(f"rule must be one of {SENTENCE_RULES}, got {rule!r}")
+
+
+def nltk_sentences(text: str) -> list[str]:
+    """``nltk.sent_tokenize(text)``: an ImportError without nltk, a :class:`MissingResourceError`
+    naming the download without its Punkt model."""
+    try:
+        import nltk
+    except ImportError:
+        raise ImportError("split_summaries=True needs nltk (pip install nltk) with its punkt_tab data") from None
+    try:
+        return nltk.sent_tokenize(text)
+    except LookupError:
+        raise MissingResourceError(
+            "split_summaries=True (--split-summaries) needs NLTK's Punkt sentence model 'punkt_tab', which is "
+            "not installed: run `python -m nltk.downloader punkt_tab` (rouge-score needs the same data)"
+        ) from None

@@ -28,9 +28,9 @@ from ..._kernels.rouge_raw import PairScorer
 from ..._kernels.score_rows import score_rows
 from ...prf import pair_score  # rouge-score's P / R / scoring.fmeasure, same bits
 from ...validate import as_text, check_texts
-from ...lexical.rouge import (counts_from_raw_strings, ngram_order, pair_threads, parse_rouge_types, rouge,
-                              split_sentences)
+from ...lexical.rouge import counts_from_raw_strings, ngram_order, pair_threads, parse_rouge_types, rouge
 from ...text import RougeTokenizer, Vocabulary
+from ...text.sentences import split_sentences
 from . import scoring, tokenizers
 from .scoring import Score
 
@@ -151,8 +151,9 @@ class RougeScorer(scoring.BaseScorer):
         return encode
 
     def _score_lsum(self, target: str, prediction: str) -> Score:
-        target_sents = split_sentences(target, self._split_summaries)
-        prediction_sents = split_sentences(prediction, self._split_summaries)
+        rule = "nltk" if self._split_summaries else "lines"
+        target_sents = split_sentences(target, rule)
+        prediction_sents = split_sentences(prediction, rule)
         if self._encode is not None:
             ids, offsets = self._encode_pair(target_sents + prediction_sents)
             m = int(offsets[len(target_sents)])
