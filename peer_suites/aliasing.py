@@ -27,6 +27,8 @@ def alias_package(peer: str, ours: str, extra: dict | None = None) -> None:
     package = importlib.import_module(ours)
     sys.modules[peer] = package
     for info in pkgutil.walk_packages(package.__path__, ours + "."):
+        if info.name.endswith(".__main__"):  # a command line: importing it would run it
+            continue
         module = importlib.import_module(info.name)
         sys.modules[peer + info.name[len(ours):]] = module
     for name, module in (extra or {}).items():
