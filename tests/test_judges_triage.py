@@ -253,3 +253,56 @@ def test_an_answer_accepted_for_containment_is_labelled_correct():
     judge = CalibratedCascade(rule, Counting())
     verdicts, stage = judge.judge_stages(["who wrote hamlet"], [["Shakespeare"]], ["Shakespeare wrote it"])
     assert STAGES[stage[0]] == "triage-accept" and verdicts.labels[0] and verdicts.proba[0] == 0.9
+
+
+class Recording(Counting):
+    """A network stand-in that accepts the candidates in ``accept`` and records each triple's references."""
+
+    def __init__(self, accept=(), refs="max"):
+        super().__init__(refs)
+        self.accept, self.references = set(accept), []
+
+    def predict_proba(self, questions, references, candidates):
+        self.seen.extend(candidates)
+        self.references.extend(references)
+        return np.array([0.6 if c in self.accept else 0.4 for c in candidates])
+
+
+def test_shortlist_references_keeps_the_aliases_with_most_evidence_in_their_order():
+    from qascore.judges.rows import shortlist_references
+
+    refs = [["The Beatles", "Fab Four", "John, Paul, George and Ringo", "the beatles"], "Paris", ["a", "b"]]
+    cands = ["the Fab Four and Ringo", "Paris", "b"]
+    # evidence: 'Fab Four' contained (2), 'John, Paul, George and Ringo' 2 of 5 words, 'The Beatles' none;
+    # 'the beatles' repeats 'The Beatles' after normalisation and counts once
+    assert shortlist_references(refs, cands, 2) == [["Fab Four", "John, Paul, George and Ringo"], "Paris", ["a", "b"]]
+    assert shortlist_references(refs, cands, 1) == [["Fab Four"], "Paris", ["b"]]
+    # ties keep the earlier alias; k at least the number of distinct aliases keeps the list as given
+    assert shortlist_references([["x y", "z w", "v u"]], ["nothing"], 2) == [["x y", "z w"]]
+    assert shortlist_references(refs[:1], cands[:1], 4) == refs[:1]
+
+
+def test_the_network_reads_at_most_the_shortlisted_aliases_of_a_deferred_answer():
+    network = Recording()
+    aliases = ["Lyon", "Marseille", "Nice", "Lille", "Paris in France"]
+    judge = CalibratedCascade(MIDDLE, network, references=2)
+    judge.judge(["capital of france"], [aliases], ["I think it is the French capital, in France"])
+    # 'Paris in France' shares two of its three words; the four others none (the earliest kept on ties)
+    assert network.references == [["Lyon", "Paris in France"]]
+    assert "references:2" in judge.signature
+    assert CalibratedCascade(MIDDLE, Recording(), references=3).signature != judge.signature
+    with pytest.raises(ValueError, match="references must be a positive integer"):
+        CalibratedCascade(MIDDLE, network, references=0)
+
+
+def test_first_accepted_stops_reading_an_item_at_its_first_accepted_candidate():
+    q, r = ["who wrote hamlet"] * 2, [["Shakespeare"], ["Shakespeare"]]
+    lists = [["Marlowe wrote it", "Bacon wrote it", "no"], ["Bacon wrote it", "Marlowe wrote it"]]
+    network = Recording(accept={"Marlowe wrote it", "Bacon wrote it"})
+    first = CalibratedCascade(MIDDLE, network, shortlist=2).first_accepted(q, r, lists)
+    # each item's first shortlisted candidate (in candidate order) is accepted: the second is never read
+    assert first.tolist() == [0, 0] and sorted(network.seen) == ["Bacon wrote it", "Marlowe wrote it"]
+    # the same answer as judging every shortlisted candidate at once
+    later = Recording(accept={"Bacon wrote it"})
+    first = CalibratedCascade(MIDDLE, later, shortlist=2).first_accepted(q, r, lists)
+    assert first.tolist() == [1, 0] and later.seen.count("Marlowe wrote it") == 1

@@ -111,10 +111,10 @@ def unique_rows(q: list, r: list, t: list) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse
 
 
-def lead_rows(r: list, t: list, owner: np.ndarray) -> np.ndarray:
-    """Per triple (in owner order), its row whose reference best matches the candidate lexically:
-    contained in it after answer normalisation first, then the largest share of the reference's
-    tokens found in it; the first such row on ties. Rows are grouped by owner, as from expand_rows."""
+def reference_evidence(r: list, t: list) -> np.ndarray:
+    """Per row, how well its reference matches its candidate lexically: 2 when the reference is
+    contained in the candidate after answer normalisation, else the share of the reference's
+    tokens found in it (0 to 1)."""
     normalised: dict = {}
     score = np.empty(len(r))
     for k, (ref, cand) in enumerate(zip(r, t)):
@@ -125,9 +125,37 @@ def lead_rows(r: list, t: list, owner: np.ndarray) -> np.ndarray:
         ref = normalise_answer(ref)
         tokens = ref.split()
         score[k] = 2.0 if contains_answer(text, ref) else sum(w in words for w in tokens) / max(len(tokens), 1)
-    order = np.lexsort((-score, owner))  # by owner, then best score first, stable
+    return score
+
+
+def lead_rows(r: list, t: list, owner: np.ndarray) -> np.ndarray:
+    """Per triple (in owner order), its row whose reference best matches the candidate lexically
+    (:func:`reference_evidence`), the first such row on ties. Rows are grouped by owner, as from
+    expand_rows."""
+    order = np.lexsort((-reference_evidence(r, t), owner))  # by owner, then best score first, stable
     starts = np.flatnonzero(np.r_[True, owner[order][1:] != owner[order][:-1]])
     return order[starts]
+
+
+def shortlist_references(references: list, candidates: list, k: int) -> list:
+    """Each triple's references cut to the ``k`` with the most lexical evidence for its candidate
+    (:func:`reference_evidence`; the earlier reference on ties), in their original order;
+    references equal after answer normalisation count once. A triple with ``k`` or fewer
+    distinct references keeps its list as given."""
+    out = []
+    for refs, cand in zip(references, candidates):
+        if isinstance(refs, str) or len(refs) <= k:
+            out.append(refs)
+            continue
+        distinct: dict = {}
+        for ref in refs:
+            distinct.setdefault(normalise_answer(ref), ref)
+        kept = list(distinct.values())
+        if len(kept) > k:
+            best = np.argsort(-reference_evidence(kept, [cand] * len(kept)), kind="stable")[:k]
+            kept = [kept[i] for i in sorted(best.tolist())]
+        out.append(kept)
+    return out
 
 
 def mean_by_owner(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
