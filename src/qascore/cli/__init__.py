@@ -27,6 +27,7 @@ from .. import __version__
 COMMANDS = {
     "demo": ("qascore.cli.demo", "run every method on the bundled demo data"),
     "rouge": ("qascore.cli.rouge", "ROUGE-N/L/Lsum of predictions against references (rouge-score exact)"),
+    "bleu": ("qascore.cli.bleu", "BLEU/chrF/TER with sacrebleu's command line: REF -i SYS ..., same output"),
     "mrc": ("qascore.cli.mrc", "DuReader adapted ROUGE-L/BLEU-4 or MS MARCO ROUGE-L/BLEU"),
     "nuggets": ("qascore.cli.nuggets", "nugget evaluation: official F, Nuggeteer, Pourpre, TREC RAG scores"),
     "exam": ("qascore.cli.exam", "EXAM: answerability of exam questions from system articles"),

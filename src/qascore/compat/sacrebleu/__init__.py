@@ -9,6 +9,7 @@ unequal length, or a segment whose references are all ``None``, raise ``ValueErr
 truncates or crashes); every tokeniser is provided (``ja-mecab`` / ``ko-mecab`` with the extras
 ``ja`` / ``ko``; the sentencepiece ones with the extra ``spm`` and a model file, never downloaded);
 the test-set listings (``utils``, ``dataset``) are, test-set download is not.
+``python -m qascore.compat.sacrebleu REF -i SYSTEM ...`` is sacrebleu's command line, as ``qascore bleu``.
 """
 from .compat import corpus_bleu, corpus_chrf, corpus_ter, raw_corpus_bleu, sentence_bleu, sentence_chrf, sentence_ter
 from .metrics import BLEU, CHRF, TER
