@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from qascore.lexical.bleu import BLEU
-from qascore.lexical.formats_mrc import read_dureader_predictions, read_dureader_references
+from qascore.lexical.formats import read_dureader_predictions, read_dureader_references
 from qascore.lexical.mrc import score_dureader
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))

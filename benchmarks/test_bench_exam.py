@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qascore.exam.model import Articles, ExamQuestion, QuestionBank
+from qascore.exam.records import Articles, ExamQuestion, QuestionBank
 from qascore.exam.scoring import evaluate
 from qascore.exam.solvers.lexical import LexicalSolver
 
@@ -155,3 +155,44 @@ def test_qa_reader_pairs_per_second(benchmark):
     benchmark.group = "reader"
     benchmark.pedantic(reader.answer_probability, args=(questions, SENTENCES), rounds=3, iterations=1)
     benchmark.extra_info["pairs_per_second"] = len(SENTENCES) / benchmark.stats.stats.mean
+
+
+# --- free-text grading: the default judge against the string-judged run ------------------------
+
+EVOUNA = Path(__file__).resolve().parents[2] / "shared" / "data" / "ava" / "evouna" / "NQ.json"
+FREE_TEXT_SECONDS = {}
+
+
+@pytest.fixture(scope="module")
+def constructed_board():
+    """The constructed leaderboard of research/exam/constructed_leaderboards.py (seed 0): 61 queries
+    x 10 free-text questions x 10 systems, one EVOUNA-NQ dev answer a paragraph."""
+    if not EVOUNA.is_file():
+        pytest.skip(f"EVOUNA-NQ not found at {EVOUNA}")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "research" / "exam"))
+    from constructed_leaderboards import build
+
+    bank, articles, _ = build(str(EVOUNA), 0)
+    return bank, articles
+
+
+@pytest.mark.parametrize("judge", ["workbench", "default"])
+def test_free_text_grading_seconds(benchmark, constructed_board, judge):
+    """`evaluate` with the string judge (`workbench`, free_text="paragraph") and with the defaults
+    (the calibrated cascade, free_text="any-paragraph"); a fresh judge each round, so no verdict is
+    remembered from an earlier round. The ratio is the issue's EXAM cost target (<= 30x)."""
+    from qascore.judges import load_judge
+
+    if judge == "default":
+        pytest.importorskip("onnxruntime")
+    bank, articles = constructed_board
+    free_text = "paragraph" if judge == "workbench" else "any-paragraph"
+
+    def run():
+        return evaluate(bank, articles, LexicalSolver(free_text=free_text), judge=load_judge(judge))
+
+    benchmark.pedantic(run, rounds=1 if judge == "default" else 3, iterations=1)
+    FREE_TEXT_SECONDS[judge] = benchmark.stats.stats.median
+    print(f"\nEXAM free-text grading, judge {judge}: {FREE_TEXT_SECONDS[judge]:.2f} s")
+    if len(FREE_TEXT_SECONDS) == 2:
+        print(f"default over workbench: {FREE_TEXT_SECONDS['default'] / FREE_TEXT_SECONDS['workbench']:.0f}x")

@@ -217,3 +217,17 @@ def test_sentences_are_split_in_one_place():
                          and any(a.name.split(".")[0] == "nltk" for a in node.names)
                          or isinstance(node, ast.ImportFrom) and (node.module or "").startswith("nltk")})
     assert nltk_users == [SENTENCE_HOME]
+
+
+def test_the_analysers_share_the_text_layers_verbs():
+    from qascore.exam.terms import LexicalAnalyzer
+    from qascore.nuggets.terms import Analyzer
+    from qascore.text import PackedTokens, Vocabulary
+
+    exam, nuggets = LexicalAnalyzer(), Analyzer()
+    for analyser in (exam, nuggets):
+        assert not hasattr(analyser, "pack") and not hasattr(analyser, "encode")
+    texts = ["The cat sat.", "", "cats and dogs"]
+    packed = [exam.encode_batch(texts, Vocabulary()), nuggets.encode_batch(texts)]
+    assert all(isinstance(p, PackedTokens) and len(p) == len(texts) for p in packed)
+    assert list(exam.terms(texts[0])) == ["cat", "sat"] and list(nuggets.terms(texts[0])) == ["the", "cat", "sat"]

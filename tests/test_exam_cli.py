@@ -193,7 +193,7 @@ def test_progress_comes_on_sooner_when_a_model_judge_reads_free_text(monkeypatch
     from types import SimpleNamespace
 
     from qascore.cli.exam import _show_progress
-    from qascore.exam.model import ExamQuestion, QuestionBank
+    from qascore.exam.records import ExamQuestion, QuestionBank
     from qascore.judges.matching import WorkbenchJudge
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)

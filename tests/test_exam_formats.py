@@ -9,7 +9,7 @@ from qascore.exam.articles import (
     read_articles, read_car_run, read_original_jsonl, read_paragraph_collection, read_text_dir,
     read_workbench_paragraphs, write_original_jsonl,
 )
-from qascore.exam.model import Articles, ExamQuestion, QuestionBank
+from qascore.exam.records import Articles, ExamQuestion, QuestionBank
 from qascore.exam.questions import read_question_bank, write_simple_jsonl
 
 

@@ -4,11 +4,11 @@ import struct
 import pytest
 
 from qascore.errors import InputFormatError
-from qascore.exam.analysis import LexicalAnalyzer
+from qascore.exam.terms import LexicalAnalyzer
 from qascore.exam.baseline import rouge1_baseline
 from qascore.exam.leaderboard import (correlate, exam_leaderboard, plot_leaderboards, read_leaderboard,
                                       read_leaderboard_table)
-from qascore.exam.model import Articles
+from qascore.exam.records import Articles
 from qascore.exam.scoring import evaluate
 from qascore.exam.solvers.lexical import LexicalSolver
 from qascore.exam.questions import read_simple_jsonl

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qascore.exam.analysis import LexicalAnalyzer, split_sentences
-from qascore.exam.model import ExamQuestion
+from qascore.exam.terms import LexicalAnalyzer
+from qascore.text.sentences import split_sentences
+from qascore.exam.records import ExamQuestion
 from qascore.exam.solvers.lexical import LexicalSolver
 from qascore.text import porter_stem
 
@@ -170,7 +171,7 @@ def test_analyzer_pack_equals_terms(texts):
     from qascore.text import Vocabulary
 
     vocab_a, vocab_b = Vocabulary(), Vocabulary()
-    packed = ANALYZER.pack(texts, vocab_a)
+    packed = ANALYZER.encode_batch(texts, vocab_a)
     want = vocab_b.pack(ANALYZER.terms(t.replace("\x00", " ")) for t in texts)
     assert [[vocab_a.token(i) for i in packed.row(r)] for r in range(len(texts))] == \
         [[vocab_b.token(i) for i in want.row(r)] for r in range(len(texts))]

@@ -12,7 +12,7 @@ tokenizers = pytest.importorskip("tokenizers")
 
 from onnx import TensorProto, helper  # noqa: E402
 
-from qascore.exam.model import ExamQuestion  # noqa: E402
+from qascore.exam.records import ExamQuestion  # noqa: E402
 from qascore.models import bundled_path  # noqa: E402
 
 TOKENIZER = bundled_path("minilm", "tokenizer.json")

@@ -10,7 +10,7 @@ pytest.importorskip("tokenizers", reason="the qa solver needs qascore[onnx] (tok
 
 from qascore.cli import main  # noqa: E402
 from qascore.cli.demo import demo_data_dir  # noqa: E402
-from qascore.exam.model import ExamQuestion  # noqa: E402
+from qascore.exam.records import ExamQuestion  # noqa: E402
 from qascore.exam.solvers.reader import ReaderSolver, default_reader_dir  # noqa: E402
 from qascore.judges.onnx import default_model_dir  # noqa: E402
 

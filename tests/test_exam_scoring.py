@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qascore.exam import scoring
-from qascore.exam.model import Articles, ExamQuestion, QuestionBank
+from qascore.exam.records import Articles, ExamQuestion, QuestionBank
 from qascore.exam.scoring import GOLD_SYSTEM, evaluate, exam_scores, grade, judge_answers
 from qascore.exam.solvers.lexical import LexicalSolver
 from qascore.judges.matching import ContainmentJudge, WorkbenchJudge

@@ -14,8 +14,8 @@ import qascore.cli.exam as exam_cli
 import qascore.exam.scoring as scoring
 from qascore.cli import main
 from qascore.cli.demo import demo_data_dir
-from qascore.exam.analysis import LexicalAnalyzer
-from qascore.exam.model import QuestionBank
+from qascore.exam.terms import LexicalAnalyzer
+from qascore.exam.records import QuestionBank
 from qascore.exam.questions import write_simple_jsonl
 from qascore.exam.solvers.base import SentenceCorpus
 from qascore.exam.solvers.lexical import LexicalSolver, PooledDocumentFrequency
@@ -190,7 +190,7 @@ def test_pooled_statistics_in_batches_equal_the_pooled_idf(articles, cut):
     statistics = PooledDocumentFrequency(analyzer).add(articles[:cut]).add(articles[cut:])
     vocab = Vocabulary()
     corpus = SentenceCorpus(articles)
-    sents = analyzer.pack(corpus.sentences, vocab)
+    sents = analyzer.encode_batch(corpus.sentences, vocab)
     pooled = LexicalSolver()._idf(vocab, sents, corpus)
     given_idf = LexicalSolver(idf_statistics=statistics)._idf(vocab, sents, corpus)
     assert statistics.n_documents == corpus.n_paragraphs

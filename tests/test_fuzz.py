@@ -191,7 +191,7 @@ def test_ava_features_kernel(batch):
 @given(batch=st.lists(st.tuples(texts(12), texts(12)), min_size=1, max_size=6))
 def test_dureader_kernels(batch):
     from qascore.lexical import score_dureader
-    from qascore.lexical.formats_mrc import DuReaderPrediction, DuReaderReference
+    from qascore.lexical.formats import DuReaderPrediction, DuReaderReference
 
     preds = {i: DuReaderPrediction(i, (p,), (), "<fuzz>", i + 1) for i, (p, _) in enumerate(batch)}
     refs = {i: DuReaderReference(i, "DESCRIPTION", (r,), (), ((),), "<fuzz>", i + 1) for i, (_, r) in enumerate(batch)}

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qascore.ava import Ava
-from qascore.exam.model import Articles, ExamQuestion, QuestionBank
+from qascore.exam.records import Articles, ExamQuestion, QuestionBank
 from qascore.exam.scoring import evaluate
 from qascore.exam.solvers.base import Solver, SolverAnswer
 from qascore.judges import (CascadeJudge, ContainmentJudge, ExactMatchJudge, Judge, LinearAva, TokenF1Judge,

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qascore.lexical import BLEU, DuReaderMrc, Rouge, rouge, score_dureader
-from qascore.lexical.formats_mrc import (
+from qascore.lexical.formats import (
     DuReaderPrediction,
     DuReaderReference,
     read_dureader_predictions,

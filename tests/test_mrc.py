@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qascore.errors import InputFormatError
-from qascore.lexical.formats_mrc import (
+from qascore.lexical.formats import (
     DuReaderPrediction,
     DuReaderReference,
     read_dureader_predictions,

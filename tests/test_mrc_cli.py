@@ -106,10 +106,10 @@ def test_bad_file_is_a_clean_error_with_line(tmp_path, capsys):
 
 def test_demo_part_runs(capsys):
     from qascore.cli.demo import demo_data_dir
-    from qascore.lexical.demo_mrc import run_demo
+    from qascore.lexical.demo import mrc_demo
 
     buf = io.StringIO()
-    run_demo(demo_data_dir(), buf)
+    mrc_demo(demo_data_dir(), buf)
     text = buf.getvalue()
     assert "BLEU = " in text and "alpha=1 beta=1: ROUGE-L" in text
 

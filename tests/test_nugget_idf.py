@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qascore.cli import main
-from qascore.nuggets.analysis import BACKGROUND_IDF, Analyzer, IdfTable, background_idf
+from qascore.nuggets.terms import BACKGROUND_IDF, Analyzer, IdfTable, background_idf
 from qascore.nuggets.formats import AnswerKey, Judgements, Nugget, Question, Run, read_answer_key, read_judgements, read_runs
 from qascore.nuggets.nuggeteer import Nuggeteer
 

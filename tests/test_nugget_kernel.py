@@ -136,11 +136,12 @@ def test_guards():
                          max_size=20).map("".join), max_size=6),
        st.booleans(), st.booleans())
 def test_compiled_encoding_gives_the_analyzer_terms(texts, stem, stopwords):
-    from qascore.nuggets.analysis import Analyzer
+    from qascore.nuggets.terms import Analyzer
     from qascore.nuggets.ngram_index import sequence_hashes
 
     analyzer = Analyzer(stem=stem, stopwords=stopwords)
-    ids, offsets = analyzer.encode(texts, n_jobs=1)
+    packed = analyzer.encode_batch(texts, n_jobs=1)
+    ids, offsets = packed.ids, packed.offsets
     got = [tuple(analyzer.vocab.token(int(i)) for i in ids[offsets[k]:offsets[k + 1]]) for k in range(len(texts))]
     assert got == analyzer.terms_batch(texts)
     hashes = sequence_hashes(ids, offsets)

@@ -7,7 +7,7 @@ import pytest
 
 from qascore.cli import main
 from qascore.errors import InputFormatError
-from qascore.nuggets.analysis import Analyzer, IdfTable
+from qascore.nuggets.terms import Analyzer, IdfTable
 from qascore.nuggets.formats import (
     AnswerKey, Judgements, Nugget, Question, Run, read_answer_key, read_judgements, read_runs, write_judgements,
 )

@@ -32,7 +32,7 @@ from qascore.exam.articles import read_original_jsonl
 from qascore.exam.questions import read_simple_jsonl
 from qascore.lexical import BLEU, DuReaderMrc, Rouge
 from qascore.lexical.chrf import CHRF
-from qascore.lexical.formats_mrc import read_dureader_predictions, read_dureader_references
+from qascore.lexical.formats import read_dureader_predictions, read_dureader_references
 from qascore.lexical.ter import TER
 from qascore.nuggets import NuggetF, Nuggeteer, Pourpre, read_answer_key, read_judgements, read_runs
 

@@ -9,7 +9,7 @@ import pytest
 from rouge_score.rouge_scorer import RougeScorer as PeerScorer
 
 from qascore.cli import main
-from qascore.lexical.demo_rouge import run_demo
+from qascore.lexical.demo import rouge_demo
 
 PREDICTIONS = ["the cat sat on the mat", "hello world", ""]
 REFERENCES = ["the cat sat down on a mat", "hello there world", "nothing"]
@@ -215,10 +215,10 @@ def test_bad_type_is_an_error(tmp_path, capsys):
 def test_demo_part_scores_the_bundled_data_like_rouge_score():
     from qascore.cli.demo import _DEMO_PARTS, demo_data_dir
 
-    assert "qascore.lexical.demo_rouge" in _DEMO_PARTS
+    assert "qascore.lexical.demo" in _DEMO_PARTS
 
     out = io.StringIO()
-    run_demo(demo_data_dir(), out)
+    rouge_demo(demo_data_dir(), out)
     text = out.getvalue()
     folder = demo_data_dir() / "rouge"
     preds = [json.loads(line)["prediction"] for line in (folder / "predictions.jsonl").read_text().splitlines()]

@@ -19,7 +19,7 @@ from qascore import io
 from qascore.cli import main
 from qascore.io import dumps
 from qascore.lexical.coco import score_msmarco
-from qascore.lexical.formats_mrc import read_dureader_predictions, read_dureader_references, read_msmarco
+from qascore.lexical.formats import read_dureader_predictions, read_dureader_references, read_msmarco
 from qascore.lexical.mrc import score_dureader
 
 WORDS = ["北京", "上海", "是", "的", "首都", "中国", "城市", "不", "yes", "我们", "可以", "。", "，", "1998年"]

@@ -53,10 +53,10 @@ def term_frequencies(stem: bool) -> dict[str, float]:
     import wordfreq
 
     try:
-        from qascore.nuggets.analysis import Analyzer
+        from qascore.nuggets.terms import Analyzer
     except ImportError:  # a checkout without qascore installed: its src/ (kernels built in place)
         sys.path.insert(0, str(ROOT / "src"))
-        from qascore.nuggets.analysis import Analyzer
+        from qascore.nuggets.terms import Analyzer
 
     found = metadata.version("wordfreq")
     if found != WORDFREQ_VERSION:

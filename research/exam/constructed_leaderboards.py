@@ -25,7 +25,7 @@ import numpy as np
 from qascore.ava.data import load_evouna, split_by_question
 from qascore.exam import LexicalSolver, evaluate
 from qascore.exam.solvers.reader import ReaderSolver
-from qascore.exam.model import Articles, ExamQuestion, QuestionBank
+from qascore.exam.records import Articles, ExamQuestion, QuestionBank
 from qascore.io import dumps, open_output
 from qascore.judges import load_judge
 from qascore.stats import kendalltau

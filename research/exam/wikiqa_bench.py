@@ -23,7 +23,7 @@ import numpy as np
 
 from qascore.errors import InputFormatError
 from qascore.exam import Articles, ExamQuestion, QuestionBank, evaluate
-from qascore.exam.analysis import LexicalAnalyzer
+from qascore.exam.terms import LexicalAnalyzer
 from qascore.exam.articles import write_original_jsonl
 from qascore.exam.leaderboard import correlation_report, exam_leaderboard, leaderboard_from_means
 from qascore.exam.questions import write_simple_jsonl

@@ -20,7 +20,7 @@ import numpy as np
 from qascore.nuggets.formats import AnswerKey, Judgements, Nugget, Question, RagTopic, Run
 from qascore.nuggets.nuggeteer import Nuggeteer
 from qascore.nuggets.pourpre import Containment, UnigramMatcher
-from qascore.nuggets.analysis import Analyzer
+from qascore.nuggets.terms import Analyzer
 from qascore.stats import rmse
 from tuning import agreement, threshold_grid
 

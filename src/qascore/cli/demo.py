@@ -8,8 +8,7 @@ from ..io import standard_output
 
 # Each module defines ``run_demo(data_dir, out)``: it scores its bundled demo data and prints a report.
 _DEMO_PARTS = [
-    "qascore.lexical.demo_rouge",
-    "qascore.lexical.demo_mrc",
+    "qascore.lexical.demo",
     "qascore.nuggets.demo",
     "qascore.exam.demo",
     "qascore.ava.demo",

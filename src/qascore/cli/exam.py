@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ..exam.articles import article_format, read_articles, read_paragraph_collection
-from ..exam.model import Articles
+from ..exam.records import Articles
 from ..exam.questions import read_question_bank
 from ..io import STDIN, RowSpool, can_read_twice, display_name, dumps, open_output, write_document, write_jsonl
 from ..validate import check_int, check_real
@@ -269,7 +269,7 @@ def _run_by_file(args, bank, solver, judge, official) -> None:
     (errors before any output: parsing, a system in two inputs, unknown queries, the gold) and
     gathers the lexical solver's pooled idf; the second grades input by input, writing records as
     they come and keeping only each system's counts per query. Figures equal the one-batch run's."""
-    from ..exam.model import Articles
+    from ..exam.records import Articles
     from ..exam.scoring import (GOLD_SYSTEM, ExamTotals, bank_articles, check_gold, check_queries, exam_settings,
                                 grade)
 
@@ -392,6 +392,7 @@ def register(p) -> None:
     options.add_n_jobs(p)
     options.add_progress(p)
     options.add_output(p)
-    # --records FILE: the per-question records in a file of their own (now --per-example in the output).
+    # --records FILE (hidden): the per-question records in a file of their own; --per-example puts them
+    # in the output.
     options.add_hidden_alias(p, "--records", dest="records", default=None)
     p.set_defaults(func=run_exam)

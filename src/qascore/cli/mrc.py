@@ -1,6 +1,6 @@
 """``qascore mrc``: adapted ROUGE-L / BLEU-4 of DuReader files, or MS MARCO's coco scores.
 
-Inputs are JSON lines (:mod:`qascore.lexical.formats_mrc`); one of them may be ``-`` (stdin).
+Inputs are JSON lines (:mod:`qascore.lexical.formats`); one of them may be ``-`` (stdin).
 Output: a text line of percentages (default), one JSON document of fractions (``--json``), or
 JSON lines (``--jsonl``: per-question records with ``--per-example``, then the aggregate).
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..io import STDIN, KeyedJoin, RowSpool, chunked, dumps, open_output, write_bytes, write_document
 from ..lexical.coco import MsMarcoTotals, msmarco_pair
-from ..lexical.formats_mrc import iter_dureader_predictions, iter_dureader_references, iter_msmarco
+from ..lexical.formats import iter_dureader_predictions, iter_dureader_references, iter_msmarco
 from ..lexical.mrc import TOKENIZATIONS, VARIANTS, DuReaderTotals, question_of
 from . import options
 
@@ -135,7 +135,7 @@ def run(args) -> int:
 def register(p) -> None:
     """Options and run function of ``qascore mrc`` (its ``qascore --help`` line: ``cli.COMMANDS``)."""
     p.description = "Score MRC answers: DuReader (yes/no and entity bonus) or MS MARCO."
-    # Not required by argparse: the old spellings --pred / --ref may give them; run() checks.
+    # Not required by argparse: the alias spellings --pred / --ref may give them; run() checks.
     options.add_predictions(p, help="predictions, JSON lines, or - for stdin", required=False)
     options.add_references(p, help="references, JSON lines, or - for stdin", required=False)
     options.add_hidden_alias(p, "--pred", dest="predictions")

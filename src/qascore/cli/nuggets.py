@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterable
 
 from ..io import RowSpool, chunked, display_name, dumps, iter_lines, open_output, standard_output, write_jsonl
-from ..nuggets.analysis import IDF_SOURCES, Analyzer, IdfTable
+from ..nuggets.terms import IDF_SOURCES, Analyzer, IdfTable
 from ..nuggets.formats import (Run, iter_rag_assignments, iter_runs, judgement_lines, rag_assignment_lines,
                                read_answer_key, read_judgements, read_runs)
 from ..nuggets.nuggeteer import Nuggeteer, assessment, nugget_diagnostics, score_assignment

@@ -9,7 +9,7 @@ from .articles import read_articles
 from ..judges.matching import verify_free_text
 from .leaderboard import read_leaderboard, read_leaderboard_table
 from .metric import Exam
-from .model import Articles, ExamQuestion, QuestionBank
+from .records import Articles, ExamQuestion, QuestionBank
 from .questions import read_question_bank
 from .scoring import ExamResult, QuestionRecord, SystemScore, evaluate, exam_scores, grade
 from .solvers.base import Solver, SolverAnswer

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import InputFormatError, display_name
 from ..io import iter_jsonl, iter_lines, open_output, read_head, require_field, write_jsonl
-from .model import Articles
+from .records import Articles
 
 
 def _query_of_squid(squid: str) -> str:

@@ -1,7 +1,7 @@
 """The paper's baseline: ROUGE-1 F1 of each system's article against the query's gold article.
 
 Words are lowercased, stopwords removed and Porter stemmed (the paper lemmatises; no lemmatiser
-ships here, so this is the stemmed variant) with :class:`~qascore.exam.analysis.LexicalAnalyzer`.
+ships here, so this is the stemmed variant) with :class:`~qascore.exam.terms.LexicalAnalyzer`.
 ROUGE-1 is rouge-score's: overlap = sum over terms of min(count in article, count in gold),
 P = overlap / max(article terms, 1), R = overlap / max(gold terms, 1), F1 = 2PR / (P + R) (0 when
 both are 0); the counts come from the shared clipped n-gram kernel and P / R / F from
@@ -19,8 +19,8 @@ from .._parallel import threads_for
 from ..prf import prf_of_counts
 from ..signature import make_signature
 from ..text import Vocabulary, porter_stem
-from .analysis import LexicalAnalyzer
-from .model import Articles
+from .terms import LexicalAnalyzer
+from .records import Articles
 
 
 @dataclass
@@ -37,7 +37,7 @@ def rouge1_f1(predictions: list[str], references: list[str], analyzer: LexicalAn
     k = len(predictions)
     if k == 0:
         return np.zeros(0)
-    packed = analyzer.pack([*predictions, *references], Vocabulary())
+    packed = analyzer.encode_batch([*predictions, *references], Vocabulary())
     rows = np.arange(2 * k, dtype=np.int64)
     matches = clipped_ngram_matches(packed.ids, packed.offsets, rows[:k], packed.ids, packed.offsets, rows[k:],
                                     np.arange(k + 1, dtype=np.int64), 1, threads_for(k, n_jobs))[:, 0]

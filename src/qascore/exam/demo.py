@@ -6,7 +6,7 @@ from .articles import read_original_jsonl
 from .baseline import rouge1_baseline
 from .leaderboard import (correlation_report, exam_leaderboard, leaderboard_from_means, read_leaderboard,
                           read_leaderboard_table)
-from .model import Articles
+from .records import Articles
 from .questions import read_simple_jsonl
 from .scoring import evaluate
 from .solvers.lexical import LexicalSolver

@@ -19,7 +19,7 @@ from ..judges.base import Judge
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import make_signature
 from ..validate import check_choice
-from .model import Articles, QuestionBank
+from .records import Articles, QuestionBank
 from .scoring import GOLD_SYSTEM, UNKNOWN_QUERIES, ExamResult, evaluate, judge_name
 from .solvers.base import Solver
 

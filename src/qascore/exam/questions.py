@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..errors import InputFormatError
 from ..io import iter_jsonl, open_output, read_head, read_json, require_field, write_jsonl
-from .model import ExamQuestion, QuestionBank
+from .records import ExamQuestion, QuestionBank
 
 
 def _checked(question: ExamQuestion, path, lineno):

@@ -23,7 +23,7 @@ from ..signature import make_signature
 from ..judges.base import Judge
 from ..judges.cascade import CalibratedCascade
 from ..validate import check_choice
-from .model import Articles, ExamQuestion, QuestionBank
+from .records import Articles, ExamQuestion, QuestionBank
 from .solvers.base import Solver, SolverAnswer
 
 UNKNOWN_QUERIES = ("error", "ignore")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import InputFormatError
 from ..io import dumps, iter_jsonl, open_output, require_field
-from .model import Articles, QuestionBank
+from .records import Articles, QuestionBank
 from ..judges.base import Judge
 from .scoring import QuestionRecord, judge_answers
 from .solvers.base import Solver

@@ -19,7 +19,7 @@ from ..prf import f_scores
 from ..signature import make_signature
 from ..text import Vocabulary, WhitespaceTokenizer
 from .bleu import closest_reference_lengths
-from .formats_mrc import MsMarcoRecord
+from .formats import MsMarcoRecord
 from .segments import segment_lines
 
 _TINY = 1e-15

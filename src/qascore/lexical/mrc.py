@@ -28,7 +28,7 @@ from ..signature import make_signature
 from ..text import CharTokenizer, Vocabulary, WhitespaceTokenizer
 from ..validate import MAX_ORDER, check_int, check_real, check_weight
 from .bleu import closest_reference_lengths
-from .formats_mrc import DuReaderPrediction, DuReaderReference
+from .formats import DuReaderPrediction, DuReaderReference
 
 VARIANTS = ("mrc2018", "lic2019")
 # LIC2019 maps these after removing whitespace; its code replaces the left double quote twice and

@@ -25,7 +25,7 @@ import numpy as np
 
 from .._kernels.nugget_recall import build_tables, document_frequency, ngram_recall, sequence_hashes as _sequence_hashes
 from .._parallel import pool_threads, resolve_n_jobs
-from .analysis import Analyzer, IdfTable
+from .terms import Analyzer, IdfTable
 
 ID_BITS = 21
 ID_MASK = (1 << ID_BITS) - 1
@@ -304,8 +304,9 @@ def score_texts(
     n_jobs: int | None = None,
 ):
     """Encode ``texts`` (compiled) and score them with :func:`score_encoded`."""
-    ids, offsets = analyzer.encode(texts, n_jobs=n_jobs)
-    return score_encoded(index, analyzer, ids, offsets, question, weighting=weighting, idf=idf, n_jobs=n_jobs)
+    packed = analyzer.encode_batch(texts, n_jobs=n_jobs)
+    return score_encoded(index, analyzer, packed.ids, packed.offsets, question, weighting=weighting, idf=idf,
+                         n_jobs=n_jobs)
 
 
 def score_encoded(

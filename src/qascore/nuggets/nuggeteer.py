@@ -18,7 +18,7 @@ import numpy as np
 
 from ..signature import make_signature
 from ..validate import check_choice, check_int, check_real
-from .analysis import Analyzer, IdfTable, resolve_idf
+from .terms import Analyzer, IdfTable, resolve_idf
 from .formats import AnswerKey, Judgements, Response, Run
 from .ngram_index import NgramIndex, QuestionNuggets, score_encoded, sequence_hashes
 from .official import RunScore, score_run
@@ -192,7 +192,8 @@ class Nuggeteer:
         ]
         responses = [r for _, items in blocks for r in items]
         question = np.repeat(np.array([q for q, _ in blocks], dtype=np.int32), [len(items) for _, items in blocks])
-        ids, offsets = self.analyzer.encode([r.text for r in responses], n_jobs=n_jobs)
+        packed = self.analyzer.encode_batch([r.text for r in responses], n_jobs=n_jobs)
+        ids, offsets = packed.ids, packed.offsets
         out_offsets, recall, best, entry_nugget, weights = score_encoded(
             self.index, self.analyzer, ids, offsets, question, weighting=self.weighting, idf=self.idf, n_jobs=n_jobs
         )
@@ -232,7 +233,8 @@ class Nuggeteer:
             return np.zeros(0, dtype=np.int64)
         if self._judged_hashes is None:
             judged_texts = [text for texts in self.exact.values() for text in texts]
-            self._judged_hashes = sequence_hashes(*self.analyzer.encode(judged_texts))
+            judged = self.analyzer.encode_batch(judged_texts)
+            self._judged_hashes = sequence_hashes(judged.ids, judged.offsets)
         return np.nonzero(np.isin(sequence_hashes(ids, offsets), self._judged_hashes))[0]
 
     # ---------------------------------------------------------------- assignment

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..signature import make_signature
 from ..validate import check_choice, check_real
-from .analysis import Analyzer, IdfTable
+from .terms import Analyzer, IdfTable
 from .formats import AnswerKey, Run
 from .ngram_index import NgramIndex, QuestionNuggets, score_texts
 from .official import ALLOWANCE_PER_NUGGET, QuestionScore, RunScore, f_beta, length_precision, non_whitespace_length

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..analysis import split_sentences
-from ..model import ExamQuestion
+from ...text.sentences import split_sentences
+from ..records import ExamQuestion
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from ..._kernels.exam_lexical import document_frequency, solve_lexical
 from ..._parallel import resolve_n_jobs
 from ...text import Vocabulary, porter_stem
 from ...validate import check_choice, check_real
-from ..analysis import LexicalAnalyzer
-from ..model import ExamQuestion
+from ..terms import LexicalAnalyzer
+from ..records import ExamQuestion
 from .base import SentenceCorpus, Solver, SolverAnswer
 
 FREE_TEXT_ANSWERS = ("sentence", "paragraph", "any-paragraph")
@@ -77,7 +77,7 @@ class PooledDocumentFrequency:
         if new:
             corpus = SentenceCorpus([new])
             vocab = Vocabulary()
-            sents = self.analyzer.pack(corpus.sentences, vocab)
+            sents = self.analyzer.encode_batch(corpus.sentences, vocab)
             offsets = np.ascontiguousarray(sents.offsets[corpus.par_sent_off], dtype=np.int64)
             df = document_frequency(sents.ids, offsets, len(vocab))
             for term_id in np.flatnonzero(df):
@@ -143,7 +143,7 @@ class LexicalSolver(Solver):
             raise ValueError(f"{len(articles)} articles but {len(questions)} question lists")
         corpus = SentenceCorpus(articles)
         vocab = Vocabulary()
-        sents = self.analyzer.pack(corpus.sentences, vocab)
+        sents = self.analyzer.encode_batch(corpus.sentences, vocab)
         flat_questions = [q for qs in questions for q in qs]
         # Systems share the bank's questions: analyse each distinct question object once.
         distinct: dict[int, int] = {}
@@ -183,7 +183,7 @@ class LexicalSolver(Solver):
             df, n_docs = self.idf_statistics.of(vocab)
             return smoothed_idf(df, n_docs)
         if self.idf_corpus is not None:
-            docs = self.analyzer.pack(self.idf_corpus, vocab)
+            docs = self.analyzer.encode_batch(self.idf_corpus, vocab)
             ids, doc_token_off = docs.ids, docs.offsets
         else:  # documents = distinct paragraphs, whose sentences (and so tokens) are contiguous
             ids, doc_token_off = sents.ids, sents.offsets[corpus.par_sent_off]

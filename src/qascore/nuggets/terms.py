@@ -24,7 +24,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..text import RougeTokenizer, Vocabulary
+from ..text import PackedTokens, RougeTokenizer, Vocabulary
 from ..text.stopwords import STEMMED_STOPWORDS, STOPWORDS
 from ..validate import check_flag
 
@@ -45,8 +45,8 @@ def _terms(text: str, stem: bool, stopwords: bool) -> tuple[str, ...]:
 class Analyzer:
     """Text -> terms. ``stem`` uses the exact Porter stemmer; ``stopwords`` drops :data:`STOPWORDS`.
 
-    :meth:`encode` packs a batch into ids of :attr:`vocab` with the compiled encoder; it yields the
-    same terms as :meth:`terms`.
+    The analysers' verbs: :meth:`terms` (one text's terms) and :meth:`encode_batch` (a batch packed
+    into ids of :attr:`vocab` by the compiled encoder, the same terms as :meth:`terms`).
     """
 
     def __init__(self, stem: bool = False, stopwords: bool = False):
@@ -61,12 +61,12 @@ class Analyzer:
     def terms_batch(self, texts: Iterable[str]) -> list[tuple[str, ...]]:
         return [_terms(t, self.stem, self.stopwords) for t in texts]
 
-    def encode(self, texts: Sequence[str], n_jobs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, offsets) of ``texts`` in :attr:`vocab`, stopwords removed when asked."""
+    def encode_batch(self, texts: Sequence[str], n_jobs: int | None = None) -> PackedTokens:
+        """``texts`` packed into ids of :attr:`vocab` (row i = text i), stopwords removed when asked."""
         packed = self._tokenizer.encode_batch(list(texts), self.vocab, n_jobs=n_jobs)
         ids, offsets = packed.ids, packed.offsets
         if not self.stopwords or len(ids) == 0:
-            return ids, offsets
+            return packed
         stop = np.zeros(len(self.vocab), dtype=bool)
         for w in STEMMED_STOPWORDS if self.stem else STOPWORDS:
             i = self.vocab.id_of(w)
@@ -75,7 +75,7 @@ class Analyzer:
         keep = ~stop[ids]
         kept = np.zeros(len(ids) + 1, dtype=np.int64)
         np.cumsum(keep, out=kept[1:])
-        return ids[keep], kept[offsets]
+        return PackedTokens(ids[keep], kept[offsets])
 
     @property
     def settings(self) -> dict:
