@@ -68,8 +68,9 @@ def prf_of_counts(hits, predicted, target, *, shift: int = 0,
     ``hits / max(predicted - shift, 1)``, ``hits / max(target - shift, 1)`` and :func:`f_scores`
     of the two (rouge-score's ROUGE-N with ``shift`` n - 1).
 
-    >>> [a.tolist() for a in prf_of_counts([1, 0], [2, 3], [4, 0])]
-    [[0.5, 0.0], [0.25, 0.0], [0.3333333333333333, 0.0]]
+    >>> precision, recall, f = prf_of_counts([1, 0], [2, 3], [4, 0])
+    >>> precision.tolist(), recall.tolist(), f.tolist()
+    ([0.5, 0.0], [0.25, 0.0], [0.3333333333333333, 0.0])
     """
     precision = count_ratios(hits, predicted, shift)
     recall = count_ratios(hits, target, shift)

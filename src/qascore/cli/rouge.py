@@ -34,7 +34,7 @@ from ..text.sentences import nltk_sentences
 from . import options
 
 CHUNK_SIZE = 20_000  # examples read, scored and written at a time (--chunk-size)
-# The old ``--output-format`` values, accepted as a hidden alias of --json / --jsonl.
+# ``--output-format`` values, a hidden alias of --json / --jsonl that scripts may still pass.
 _OLD_OUTPUT_FORMATS = {"table": "text", "jsonl": "jsonl"}
 _FIGURES = ("precision", "recall", "fmeasure")
 

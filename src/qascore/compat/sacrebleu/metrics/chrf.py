@@ -1,4 +1,4 @@
-"""sacrebleu's ``CHRF`` (chrF and chrF++, 2.6) on :class:`qascore.lexical.CHRF`'s compiled statistics."""
+"""sacrebleu's ``CHRF`` (chrF and chrF++, 2.6) on :class:`qascore.lexical.chrf.CHRF`'s compiled statistics."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""sacrebleu's ``TER`` (2.6) on :class:`qascore.lexical.TER`'s compiled shift search."""
+"""sacrebleu's ``TER`` (2.6) on :class:`qascore.lexical.ter.TER`'s compiled shift search."""
 from __future__ import annotations
 
 import numpy as np
