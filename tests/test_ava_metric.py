@@ -124,3 +124,14 @@ def test_onnx_model_parity():
     assert metric.signature().startswith("qascore:ava|judge:ava-cascade|triage:logistic10[") \
         and "then.stack:logit+linear4" in metric.signature()
     assert metric.corpus_score(q, refs, t)["correct"] == pytest.approx(2 / 3)
+
+
+def test_threads_reach_the_judge_through_its_own_method_and_stay_out_of_the_model_file(tmp_path):
+    model = default_linear_model()
+    q, r, c = ["who wrote hamlet"] * 2, [["Shakespeare"], "Marlowe"], ["William Shakespeare", "Bacon"]
+    metric = Ava(model, n_jobs=2)
+    assert metric.model.n_jobs == 2 and model.n_jobs is None
+    assert np.array_equal(metric.probabilities(q, r, c), Ava(model).probabilities(q, r, c))
+    metric.model.save(tmp_path / "m.json")
+    assert "n_jobs" not in (tmp_path / "m.json").read_text()
+    assert LinearAva.load(tmp_path / "m.json") == model

@@ -13,7 +13,6 @@ import numpy as np
 from ..validate import check_real
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics, mean_values
 from ..judges.load import load_judge
-from ..judges.linear import LinearAva
 from ..judges.rows import check_triples
 
 
@@ -48,6 +47,8 @@ class Ava(Metric):
             model = load_judge(model, refs=refs, device=device, n_threads=n_jobs)
         if hasattr(model, "with_refs"):
             model = model.with_refs(refs, threshold)
+        if n_jobs is not None and hasattr(model, "with_threads"):
+            model = model.with_threads(n_jobs)
         self.model = model
         self.threshold = float(self.model.threshold if threshold is None
                                else check_real(threshold, "threshold", low=0.0, high=1.0))
@@ -61,8 +62,6 @@ class Ava(Metric):
     def probabilities(self, questions, references, candidates) -> np.ndarray:
         """p(correct) per triple: the model's ``predict_proba`` after the batch is validated."""
         questions, references, candidates = check_triples(questions, references, candidates)
-        if isinstance(self.model, LinearAva):
-            return self.model.predict_proba(questions, references, candidates, n_jobs=self.n_jobs)
         return self.model.predict_proba(questions, references, candidates)
 
     def score(self, questions, references, candidates) -> ExampleScores:

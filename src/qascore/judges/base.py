@@ -47,6 +47,11 @@ class Judge:
         """1 for each triple judged correct, else 0 (int64)."""
         return self.judge(questions, references, candidates).labels.astype(np.int64)
 
+    def with_threads(self, n_threads: int | None) -> Judge:
+        """This judge computing on ``n_threads`` threads (None: the library's default). A judge whose
+        threads are fixed when it is built (an ONNX session) returns itself."""
+        return self
+
     def cached(self, remember) -> Judge:
         """This judge with its verdicts remembered: ``remember(judge)`` wraps a judge in a cache
         (:class:`~qascore.judges.cache.CachedJudge`); a judge made of stages wraps its costly one."""

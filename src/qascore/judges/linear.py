@@ -44,6 +44,7 @@ class LinearAva(Judge):
     recipe: dict = field(default_factory=dict)
     thresholds: dict = field(default_factory=dict)
     refs: str = "max"
+    n_jobs: int | None = field(default=None, compare=False)  # feature threads; not part of the model file
 
     def __post_init__(self) -> None:
         check_rule(self.refs)
@@ -62,6 +63,10 @@ class LinearAva(Judge):
         ``threshold`` is given."""
         chosen = self.thresholds.get(refs, self.threshold) if threshold is None else threshold
         return replace(self, refs=check_rule(refs), threshold=chosen)
+
+    def with_threads(self, n_threads: int | None) -> LinearAva:
+        """The same model computing its features on ``n_threads`` threads."""
+        return replace(self, n_jobs=n_threads)
 
 
     def decision(self, features: np.ndarray) -> np.ndarray:
@@ -84,7 +89,7 @@ class LinearAva(Judge):
             return np.zeros(0)
         q, r, t, owner = expand_rows(questions, references, candidates, distinct=self.refs == "max")
         s = None if short_answers is None else [short_answers[i] for i in owner]
-        feats = compute_features(q, r, t, s, n_jobs=n_jobs)
+        feats = compute_features(q, r, t, s, n_jobs=self.n_jobs if n_jobs is None else n_jobs)
         return combine_by_owner(self.proba_of_features(feats), owner, n, self.refs)
 
     def predict(self, questions, references, candidates, short_answers=None, *, n_jobs=None) -> np.ndarray:
@@ -95,7 +100,9 @@ class LinearAva(Judge):
     def save(self, path) -> None:
         """Write the model as JSON (atomically: a temporary file renamed into place)."""
         with open_output(Path(path)) as out:
-            out.write(dumps(asdict(self)) + "\n")
+            saved = asdict(self)
+            del saved["n_jobs"]
+            out.write(dumps(saved) + "\n")
 
     @classmethod
     def load(cls, path, *, refs: str = "max") -> LinearAva:
@@ -114,7 +121,7 @@ def _check_saved(saved, path) -> dict:
 
     if not isinstance(saved, dict):
         raise wrong(f"expected a JSON object, got {type(saved).__name__}")
-    fields = {f.name for f in dataclass_fields(LinearAva)}
+    fields = {f.name for f in dataclass_fields(LinearAva)} - {"n_jobs"}
     missing = [name for name in ("weights", "bias", "platt_a", "platt_b") if name not in saved]
     if missing:
         raise wrong(f"missing {', '.join(map(repr, missing))}")
