@@ -29,7 +29,7 @@ def export_onnx(model, arch: str, path: Path, *, opset: int = 17) -> None:
     """torch -> ONNX with dynamic batch and per-slot sequence axes; output ``logits`` (batch,)."""
     import torch
 
-    from qascore.judges.inputs import input_names
+    from qascore.judges.architectures import input_names
 
     names = input_names(arch)
     example = []

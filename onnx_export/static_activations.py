@@ -190,7 +190,7 @@ def main(argv=None) -> int:
     import onnx
 
     from qascore.ava.data import calibration_split, load_as2_as_ava, load_evouna, split_by_question
-    from qascore.judges.rows import expand_rows
+    from qascore.judges.triples import expand_rows
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model_dir", type=Path)

@@ -17,7 +17,7 @@ from qascore.ava.evaluate import (
     tune_threshold,
 )
 from qascore.judges.linear import LinearAva, compute_features, default_linear_model, train_linear
-from qascore.judges.inputs import PAPER_CONFIGURATIONS, architecture
+from qascore.judges.architectures import PAPER_CONFIGURATIONS, architecture
 from qascore.errors import InputFormatError
 from qascore.io import read_json
 from qascore.models import bundled_path

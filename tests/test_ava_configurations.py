@@ -1,7 +1,7 @@
 """The paper's AVA configurations (Tables 3 and 4) as architectures: ids, pairs, sharing."""
 import pytest
 
-from qascore.judges.inputs import PAPER_CONFIGURATIONS, architecture, build_pairs, input_names, slots_of
+from qascore.judges.architectures import PAPER_CONFIGURATIONS, architecture, build_pairs, input_names, slots_of
 
 
 def test_every_table_4_configuration_is_named():

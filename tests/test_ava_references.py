@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from qascore.ava import Ava, default_linear_model
 from qascore.ava.data import load_evouna, split_by_question
-from qascore.judges.rows import combine_by_owner, expand_rows, unique_rows
+from qascore.judges.triples import combine_by_owner, expand_rows, unique_rows
 
 Q = ["who wrote hamlet", "capital of france", "who wrote hamlet"]
 REFS = [["William Shakespeare", "Shakespeare", "the Bard"], ["Paris"], ["Dickens", "William Shakespeare"]]

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from qascore.ava.data import calibration_split, concat_triples, load_as2_as_ava, load_evouna, split_by_question
 from qascore.judges.features import compute_features
-from qascore.judges.rows import expand_rows, mean_by_owner
+from qascore.judges.triples import expand_rows, mean_by_owner
 from qascore.judges.stacking import STACK_INPUTS, Stacker, fit_stacker, stack_inputs
 from qascore.judges.onnx import load_default_network
 from qascore.errors import InputFormatError

@@ -269,7 +269,7 @@ class Recording(Counting):
 
 
 def test_shortlist_references_keeps_the_aliases_with_most_evidence_in_their_order():
-    from qascore.judges.rows import shortlist_references
+    from qascore.judges.triples import shortlist_references
 
     refs = [["The Beatles", "Fab Four", "John, Paul, George and Ringo", "the beatles"], "Paris", ["a", "b"]]
     cands = ["the Fab Four and Ringo", "Paris", "b"]

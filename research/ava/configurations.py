@@ -48,7 +48,7 @@ CONSTRUCTION_CHECK = "A2((r,q+t),(t,q+r))"
 
 
 def slug(config: str, construction: str) -> str:
-    from qascore.judges.inputs import file_stem
+    from qascore.judges.architectures import file_stem
 
     return file_stem(config) + ("" if construction == "pairs" else f"__{construction}")
 
@@ -163,7 +163,7 @@ def table(path: Path = RESULTS) -> str:
 
 
 def main(argv=None) -> int:
-    from qascore.judges.inputs import PAPER_CONFIGURATIONS
+    from qascore.judges.architectures import PAPER_CONFIGURATIONS
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", default="/tmp/ava-configurations", help="checkpoints and ONNX exports go here")

@@ -6,7 +6,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "research" / "ava"))
 import configurations  # noqa: E402
 
-from qascore.judges.inputs import PAPER_CONFIGURATIONS, architecture  # noqa: E402
+from qascore.judges.architectures import PAPER_CONFIGURATIONS, architecture  # noqa: E402
 
 
 def test_results_file_has_every_configuration_of_the_paper():

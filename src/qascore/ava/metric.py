@@ -13,7 +13,7 @@ import numpy as np
 from ..validate import check_real
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics, mean_statistics, mean_values
 from ..judges.load import load_judge
-from ..judges.rows import check_triples
+from ..judges.triples import check_triples
 
 
 class Ava(Metric):

@@ -5,7 +5,7 @@ the encoder's token states over real tokens (the all-MiniLM-L6-v2 pooling).
 The shipped a1 and a2 share one encoder across their two pairs (the paper fine-tunes one
 instance per pair) so the shipped model stays one MiniLM (<= 25 MB int8); a0 and every paper
 configuration (``A1((r,q+t),(t,q+r))``, ...) have one encoder per pair, and A2 one peer block per
-pair, as the paper has them (:func:`qascore.judges.inputs.architecture`).
+pair, as the paper has them (:func:`qascore.judges.architectures.architecture`).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import math
 import torch
 from torch import nn
 
-from ..judges.inputs import architecture
+from ..judges.architectures import architecture
 
 
 def masked_mean(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -52,7 +52,7 @@ class PeerAttention(nn.Module):
 
 
 class AvaNet(nn.Module):
-    """Any :func:`qascore.judges.inputs.architecture`: a0 / a1 / a2 or a paper configuration."""
+    """Any :func:`qascore.judges.architectures.architecture`: a0 / a1 / a2 or a paper configuration."""
 
     def __init__(self, arch: str, encoders: list, dropout: float = 0.1) -> None:
         super().__init__()

@@ -20,8 +20,8 @@ from ..runtime.batching import length_buckets, pad_rows
 from ..runtime.tokenize import TextTokenizer
 from .data import Triples
 from .evaluate import pointwise
-from ..judges.inputs import PAIR_MAX_LENGTH, build_pairs, slots_of
-from ..judges.rows import check_triples, expand_rows, mean_by_owner, sigmoid
+from ..judges.architectures import PAIR_MAX_LENGTH, build_pairs, slots_of
+from ..judges.triples import check_triples, expand_rows, mean_by_owner, sigmoid
 
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 

@@ -28,7 +28,7 @@ from ..judges.load import JUDGE_SPECS, is_onnx_spec, load_judge
 from ..judges.linear import LinearAva
 from ..ava.metric import Ava
 from ..ava.report import evaluate_triples, format_report
-from ..judges.rows import REFERENCE_RULES
+from ..judges.triples import REFERENCE_RULES
 from ..judges.onnx import ONNX_MODULES
 from ..io import (STDIN, aligned_chunks, chunked, display_name, dumps, iter_texts, open_output, output_directory,
                   read_json, text_input_formats, write_jsonl)
@@ -228,7 +228,7 @@ def _check_train_extra(args) -> None:
 def _train_model(name: str) -> str:
     if name == "linear":
         return name
-    from ..judges.inputs import architecture
+    from ..judges.architectures import architecture
 
     try:
         architecture(name)
@@ -300,7 +300,7 @@ def _train_into(out: Path, args, train, dev) -> int:
     config = TrainConfig(arch=args.model, epochs=args.epochs, seed=args.seed, batch_size=args.batch_size,
                          keep_best_on_dev=args.keep_best_on_dev)
     model, _, history = train_transformer(train, dev, backbone, config, device=args.device)
-    from ..judges.inputs import file_stem
+    from ..judges.architectures import file_stem
 
     name = file_stem(args.model)
     save_checkpoint(model, config, out / f"ava-{name}.pt", meta={**recipe, "history": history})
@@ -341,7 +341,7 @@ def run_calibrate(args) -> int:
     options.check_extra("onnx", *ONNX_MODULES)
     options.check_extra("train", "sklearn")
     from ..judges.features import compute_features
-    from ..judges.rows import expand_rows
+    from ..judges.triples import expand_rows
     from ..judges.stacking import fit_stacker
     from ..judges.onnx import OnnxAvaModel
 

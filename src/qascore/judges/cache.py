@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .base import Judge, Verdicts
-from .rows import check_triples
+from .triples import check_triples
 
 CACHE_FILE = "verdicts.sqlite"
 MEMORY_ITEMS = 200_000  # verdicts held in memory; the oldest half goes when it is full

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Judge, Verdicts
-from .rows import check_encodable_triples, check_triples, shortlist_references, unique_rows
+from .triples import check_encodable_triples, check_triples, shortlist_references, unique_rows
 from .triage import triage_features
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._parallel import pool_threads, resolve_n_jobs
 from ..text import Vocabulary, get_tokenizer
-from .rows import check_lengths
+from .triples import check_lengths
 
 FEATURE_NAMES = ("is_included_s_t", "sim_text_r_t", "sim_text_r_q", "sim_text_q_t")
 

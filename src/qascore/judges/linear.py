@@ -20,7 +20,7 @@ from ..models import bundled_path
 from ..runtime.session import ModelFileError, check_model_file
 from .base import Judge
 from .features import FEATURE_NAMES, _kernel, compute_features, pack_short_answers
-from .rows import REFERENCE_RULES, check_rule, check_triples, combine_by_owner, expand_rows
+from .triples import REFERENCE_RULES, check_rule, check_triples, combine_by_owner, expand_rows
 
 # _kernel and pack_short_answers stay importable from here for the benchmarks.
 __all__ = ["FEATURE_NAMES", "LinearAva", "_kernel", "compute_features", "default_linear_model",

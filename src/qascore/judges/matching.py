@@ -24,7 +24,7 @@ from ..text.answers import contains_answer, normalise_answer
 from ..text.stopwords import STOPWORDS
 from ..validate import check_real
 from .base import Judge
-from .rows import check_rule, check_triples, combine_by_owner, expand_rows
+from .triples import check_rule, check_triples, combine_by_owner, expand_rows
 
 FUZZY_THRESHOLD = 80.0
 FUZZY_MIN_CHARS = 4

@@ -22,8 +22,8 @@ from ..text.sentences import split_sentences
 from .base import Judge
 from .cascade import CalibratedCascade
 from .features import compute_features
-from .inputs import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
-from .rows import (REFERENCE_RULES, check_encodable_triples, check_lengths, check_rule, check_triples,
+from .architectures import PAIR_MAX_LENGTH, build_pairs, input_names, slots_of
+from .triples import (REFERENCE_RULES, check_encodable_triples, check_lengths, check_rule, check_triples,
                    combine_by_owner, expand_rows, lead_rows, mean_by_owner, sigmoid, unique_rows)
 from .stacking import Stacker
 from .triage import TriageModel

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...judges.inputs import slots_of
+from ...judges.architectures import slots_of
 from ...judges.onnx import OnnxAvaModel
-from ...judges.rows import sigmoid
+from ...judges.triples import sigmoid
 from ...models import bundled_path
 from ...validate import check_choice, check_real
 from .base import Solver, SolverAnswer, pick_with_margin

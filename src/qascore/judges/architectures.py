@@ -100,7 +100,7 @@ def architecture(name: str) -> Architecture:
     if match is None:
         raise ValueError(
             f"unknown AVA architecture {name!r}; expected one of {ARCHITECTURES} or a paper configuration such as "
-            f"{', '.join(PAPER_CONFIGURATIONS[:2])}, ... (see qascore.judges.inputs.PAPER_CONFIGURATIONS)"
+            f"{', '.join(PAPER_CONFIGURATIONS[:2])}, ... (see qascore.judges.architectures.PAPER_CONFIGURATIONS)"
         )
     family, body = match.groups()
     pairs = _parse_pairs(body, family, name)
