@@ -1,5 +1,5 @@
 """``qascore bleu`` (and ``python -m qascore.compat.sacrebleu``): sacrebleu 2.6's command line for
-scoring files and standard input, on :mod:`qascore.compat.sacrebleu`'s metrics.
+scoring files and standard input, the same output, on the metrics of qascore.compat.sacrebleu.
 
     qascore bleu REF [REF ...] -i SYS [SYS ...] [-m bleu chrf ter] [options]
     cat SYS | qascore bleu REF
