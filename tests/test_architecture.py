@@ -140,7 +140,6 @@ F_HOME = "prf.py"
 # F formed outside qascore.prf in code this change may not edit; each entry is to go through
 # qascore.prf (f_score gives both values bit for bit), and fails here once it has
 F_PENDING = {
-    "ava/evaluate.py": "pointwise(): f_score(precision, recall)",
     "compat/sacrebleu/metrics/chrf.py": "_f_score_of_floats(): sacrebleu's eps where the denominator is 0",
 }
 

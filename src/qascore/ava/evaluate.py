@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..prf import f_score
 from ..signature import make_signature
 from ..judges.matching import ContainmentJudge, ExactMatchJudge, TokenF1Judge
 from ..validate import as_real_array, check_real
@@ -44,7 +45,7 @@ def pointwise(labels, predictions) -> PointwiseResult:
     tp = int(np.sum((p == 1) & (y == 1)))
     precision = tp / max(int(p.sum()), 1) if p.sum() else 0.0
     recall = tp / int(y.sum()) if y.sum() else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    f1 = f_score(precision, recall)
     return PointwiseResult(precision, recall, f1, float(np.mean(p == y)), len(y))
 
 
