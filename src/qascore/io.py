@@ -1134,11 +1134,13 @@ def read_qrels(path) -> list[Qrel]:
     relevance that is not an integer, or a (query-id, iteration, doc-id) seen before is an
     :class:`~qascore.errors.InputFormatError` naming the file and line.
 
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "q.txt")
-    >>> _ = open(path, "w").write("q1 0 d1 2\nq1 0 d2 0\n")
-    >>> read_qrels(path)[0]
-    Qrel(query_id='q1', doc_id='d1', relevance=2, iteration='0')
+    Example:
+
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "q.txt")
+        >>> _ = open(path, "w").write("q1 0 d1 2\\nq1 0 d2 0\\n")
+        >>> read_qrels(path)[0]
+        Qrel(query_id='q1', doc_id='d1', relevance=2, iteration='0')
     """
     rows: list[Qrel] = []
     seen: dict[tuple[str, str, str], int] = {}

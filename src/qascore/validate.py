@@ -73,7 +73,19 @@ def as_list(values, name: str, what: str = "a sequence of strings", *, ndim: int
 
 
 def check_texts(texts, what: str = "texts") -> None:
-    """Raise a TypeError naming the first element that is not a str (None included)."""
+    """Raise a TypeError naming the first element that is not a str (None included).
+
+    Example:
+
+        >>> check_texts(["a", "b"])
+        >>> check_texts(["a", None], "predictions")
+        Traceback (most recent call last):
+        TypeError: predictions[1] must be str, got NoneType
+
+    :param texts: an iterable of texts.
+    :param what: the argument's name in the message.
+    :raises TypeError: naming the first element that is not a ``str``.
+    """
     if isinstance(texts, (list, tuple)):
         index = first_non_str(texts)
         if index >= 0:

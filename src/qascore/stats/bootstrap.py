@@ -16,6 +16,7 @@ import collections
 import math
 import warnings
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import special
@@ -110,7 +111,14 @@ def _prepare_sample(data, code, nan_policy):
 
 @dataclass(frozen=True)
 class BootstrapResult:
-    """A bootstrap confidence interval; ``distribution`` holds the statistic of every replicate."""
+    """A bootstrap confidence interval; ``distribution`` holds the statistic of every replicate.
+
+    Example:
+
+        >>> result = bootstrap([0.2, 0.4, 0.5, 0.9, 0.7], n_resamples=999, seed=0)
+        >>> result.statistic, round(result.low, 2), round(result.high, 2), result.distribution.shape
+        (0.54, 0.34, 0.77, (999,))
+    """
 
     statistic: float
     low: float
@@ -182,6 +190,29 @@ def bootstrap(
     With rng='scipy' the result equals ``scipy.stats.bootstrap(data, stat, paired=True,
     rng=seed, n_resamples=..., method=...)`` for the same seed. nan_policy 'omit' drops pairs
     with NaN before resampling; 'raise' (default) refuses them.
+
+    Example:
+
+        >>> result = bootstrap(([1, 2, 3, 4, 5, 6], [1, 3, 2, 4, 6, 5]), "spearman", n_resamples=999,
+        ...                    method="percentile")
+        >>> round(result.statistic, 4), round(result.low, 2), result.high
+        (0.8857, 0.2, 1.0)
+
+    :param data: a 1-D sample (``'mean'``) or a pair ``(x, y)`` of paired samples.
+    :param statistic: a name in :data:`STATISTICS`.
+    :param n_resamples: the number of bootstrap replicates.
+    :param confidence_level: the interval's level, in (0, 1).
+    :param method: ``'bca'`` (default), ``'percentile'`` or ``'basic'``.
+    :param alternative: ``'two-sided'``, ``'less'`` (low is -inf) or ``'greater'`` (high is +inf).
+    :param seed: the seed of the resampling (a non-negative integer).
+    :param rng: ``'qascore'`` (per-replicate streams, any thread count gives the same numbers) or
+        ``'scipy'`` (the indices ``scipy.stats.bootstrap`` draws).
+    :param nan_policy: ``'raise'`` or ``'omit'``.
+    :param n_jobs: threads for the replicates (None: qascore's default thread policy; -1: every core).
+    :returns: a :class:`BootstrapResult`; a degenerate distribution gives a NaN interval with scipy's
+        ``DegenerateDataWarning``.
+    :raises ValueError: for an unknown statistic or option, fewer than 2 items, or a NaN with
+        ``nan_policy='raise'``.
     """
     code = _statistic_code(statistic)
     check_choice(method, ("percentile", "basic", "bca"), "method")
@@ -243,6 +274,12 @@ class PairedBootstrapResult:
     win_rate is the share of replicates in which A beats B (greater value), p_value the share in
     which it does not (one-sided: small p means A is significantly better). difference is A - B
     on the original data; low/high the percentile interval of the replicate differences.
+
+    Example:
+
+        >>> result = paired_bootstrap_means([0.9, 0.8, 0.7, 0.9, 0.6], [0.5, 0.6, 0.7, 0.4, 0.6])
+        >>> round(result.difference, 2), float(result.win_rate), float(result.p_value)
+        (0.22, 0.997, 0.003)
     """
 
     a: float
@@ -275,6 +312,21 @@ def paired_bootstrap_means(scores_a, scores_b, *, n_resamples=1000, seed=0, conf
     A replicate's difference is the mean of the resampled per-item differences a_i - b_i (equal to
     the difference of the two resampled means up to rounding), summed while the indices are drawn
     (K.resampled_sum: the same stream as bootstrap's, not numpy's pairwise order).
+
+    Example:
+
+        >>> result = paired_bootstrap_means([0.9, 0.8, 0.7, 0.9, 0.6], [0.5, 0.6, 0.7, 0.4, 0.6], seed=0)
+        >>> result.a, result.b, float(result.p_value)
+        (0.78, 0.56, 0.003)
+
+    :param scores_a: per-item scores of system A (finite numbers).
+    :param scores_b: per-item scores of system B on the same items, in the same order.
+    :param n_resamples: the number of bootstrap replicates.
+    :param seed: the seed of the resampling.
+    :param confidence_level: the level of the interval of the difference.
+    :param n_jobs: threads for the replicates (None: qascore's default thread policy; -1: every core).
+    :returns: a :class:`PairedBootstrapResult` (``p_value`` small when A is better).
+    :raises ValueError: for samples of different lengths, fewer than 2 items or a non-finite score.
     """
     n_resamples = _check_resamples(n_resamples)
     seed = _check_seed(seed)
@@ -297,6 +349,25 @@ def paired_bootstrap_correlation(
 
     statistic: any paired statistic of STATISTICS except 'mean' (for 'rmse' lower is better, so
     the comparison is reversed: A wins when its error is smaller).
+
+    Example:
+
+        >>> human = [1, 2, 3, 4, 5, 6]
+        >>> result = paired_bootstrap_correlation([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5], human)
+        >>> round(result.a, 4), round(result.b, 4), float(result.p_value)
+        (1.0, 0.8286, 0.022)
+
+    :param metric_a: metric A's score of each item.
+    :param metric_b: metric B's score of the same items.
+    :param human: the human score of each item.
+    :param statistic: the correlation (or ``'rmse'``) of each metric with ``human``.
+    :param n_resamples: the number of bootstrap replicates.
+    :param seed: the seed of the resampling (both metrics see the same resamples).
+    :param confidence_level: the level of the interval of the difference.
+    :param n_jobs: threads for the replicates (None: qascore's default thread policy; -1: every core).
+    :returns: a :class:`PairedBootstrapResult` (``a`` and ``b`` are the two correlations).
+    :raises ValueError: for ``statistic='mean'`` or an unknown one, samples of different lengths, or
+        fewer than 2 items.
     """
     code = _statistic_code(statistic)
     if code == K.MEAN:
@@ -324,7 +395,14 @@ def paired_bootstrap_correlation(
 
 @dataclass(frozen=True)
 class MeanResult:
-    """A mean over questions with its standard error and a normal-theory interval."""
+    """A mean over questions with its standard error and a normal-theory interval.
+
+    Example:
+
+        >>> result = micro_average([0.5, 1.0, 0.0, 0.5])
+        >>> result.mean, round(result.standard_error, 4), result.n
+        (0.5, 0.2041, 4)
+    """
 
     mean: float
     standard_error: float
@@ -341,6 +419,19 @@ def micro_average(values, weights=None, *, confidence_level=0.95):
     weights (e.g. items per question): the pooled ratio sum(w v) / sum(w) with the linearised
     (ratio-estimator) SE sqrt(n / (n - 1) * sum(w_i^2 (v_i - mean)^2)) / sum(w). The interval is
     mean +- z * SE with z the normal quantile of the level.
+
+    Example:
+
+        >>> result = micro_average([0.5, 1.0], weights=[1, 3])
+        >>> result.mean, result.standard_error
+        (0.875, 0.1875)
+
+    :param values: one value per question (finite numbers).
+    :param weights: optional non-negative weights (e.g. items per question), one per value.
+    :param confidence_level: the level of the normal interval.
+    :returns: a :class:`MeanResult`.
+    :raises ValueError: for fewer than 2 values, a non-finite value, weights of another length, a
+        negative weight, or weights that sum to 0.
     """
     level = _check_level(confidence_level)
     v = as_float_array(values, "values", 1)
@@ -371,7 +462,19 @@ def micro_average(values, weights=None, *, confidence_level=0.95):
 
 # ---------------------------------------------------------------- rouge-score compatibility
 
-AggregateScore = collections.namedtuple("AggregateScore", ["low", "mid", "high"])
+class AggregateScore(NamedTuple):
+    """rouge-score's ``(low, mid, high)`` triple of one measure's bootstrap percentiles (each a
+    ``Score``), as :meth:`BootstrapAggregator.aggregate` returns per ROUGE type.
+
+    Example:
+
+        >>> AggregateScore(low=0.2, mid=0.35, high=0.5).mid
+        0.35
+    """
+
+    low: Any
+    mid: Any
+    high: Any
 
 
 def rouge_bootstrap_percentiles(matrix, *, confidence_interval=0.95, n_samples=1000, random_state=None):
@@ -380,6 +483,20 @@ def rouge_bootstrap_percentiles(matrix, *, confidence_interval=0.95, n_samples=1
     Draws from random_state (a numpy RandomState; None = numpy's global state, as rouge-score
     does) exactly what rouge-score draws, so for the same numpy seed the (low, mid, high)
     percentiles of the bootstrap means are identical. Returns a (3, measures) array.
+
+    Example:
+
+        >>> import numpy as np
+        >>> rouge_bootstrap_percentiles([[0.5, 1.0], [0.2, 0.4], [0.3, 0.3]], n_samples=100,
+        ...                             random_state=np.random.RandomState(0)).round(4).tolist()
+        [[0.2, 0.3], [0.3333, 0.5667], [0.5, 1.0]]
+
+    :param matrix: an (items x measures) array of scores.
+    :param confidence_interval: the level, in [0, 1].
+    :param n_samples: the number of bootstrap samples (positive).
+    :param random_state: a ``numpy.random.RandomState``, or None for numpy's global state.
+    :returns: a (3, measures) array: rows low, mid and high.
+    :raises ValueError: for a level outside [0, 1], ``n_samples <= 0`` or a matrix without rows.
     """
     if confidence_interval < 0 or confidence_interval > 1:
         raise ValueError("confidence_interval must be in range [0, 1]")
@@ -403,6 +520,22 @@ class BootstrapAggregator:
 
     Same constructor, ``add_scores`` and ``aggregate``; for the same numpy global seed (or a
     RandomState passed as random_state) the numbers are identical to rouge-score's.
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.compat.rouge_score.scoring import Score
+        >>> aggregator = BootstrapAggregator(n_samples=100, random_state=np.random.RandomState(0))
+        >>> aggregator.add_scores({"rouge1": Score(0.5, 1.0, 0.6)})
+        >>> aggregator.add_scores({"rouge1": Score(0.2, 0.4, 0.3)})
+        >>> mid = aggregator.aggregate()["rouge1"].mid
+        >>> round(float(mid.precision), 4), round(float(mid.recall), 4)
+        (0.35, 0.7)
+
+    :param confidence_interval: the level, in [0, 1].
+    :param n_samples: the number of bootstrap samples (positive).
+    :param random_state: a ``numpy.random.RandomState``, or None for numpy's global state.
+    :raises ValueError: for a level outside [0, 1] or ``n_samples <= 0``.
     """
 
     def __init__(self, confidence_interval=0.95, n_samples=1000, random_state=None):
@@ -504,6 +637,25 @@ class StreamingBootstrap:
     column 0's weighted mean, its exact sum over the total weight rounded once (so the point
     estimate is the correctly rounded mean, a Metric's streamed mean bit for bit). A statistic of
     sums, smooth in them (a mean, a ratio, corpus BLEU), is what the Poisson bootstrap suits.
+
+    Example:
+
+        >>> whole = StreamingBootstrap(n_resamples=200, seed=0)
+        >>> _ = whole.update([0.25, 0.5] * 10).update([1.0, 0.0] * 10)
+        >>> result = whole.compute()
+        >>> result.statistic, round(result.low, 2), round(result.high, 2), whole.n
+        (0.4375, 0.35, 0.55, 40)
+        >>> first, second = StreamingBootstrap(n_resamples=200), StreamingBootstrap(n_resamples=200)
+        >>> _ = first.update([0.25, 0.5] * 10)
+        >>> _ = second.update([1.0, 0.0] * 10, start=20)
+        >>> first.merge(second).compute().high == result.high
+        True
+
+    :param n_resamples: the number of replicates.
+    :param seed: the seed of the Poisson weights.
+    :param confidence_level: the level of the percentile interval.
+    :param n_jobs: threads for the replicates (None: qascore's default thread policy).
+    :raises ValueError: for a non-positive ``n_resamples``, a negative seed or a level outside (0, 1).
     """
 
     def __init__(self, n_resamples=1000, seed=0, confidence_level=0.95, *, n_jobs=None):

@@ -44,7 +44,14 @@ class CorrelationResult(_StatisticPvalue):
     """One correlation: unpacks and indexes as ``(statistic, pvalue)`` like scipy's results.
 
     pvalue is None for statistics without a test here (gamma); n is the number of pairs used
-    (after nan_policy='omit').
+    (after nan_policy='omit'); signature records every setting.
+
+    Example:
+
+        >>> result = spearmanr([1, 2, 3, 4], [1, 3, 2, 4])
+        >>> statistic, pvalue = result
+        >>> round(statistic, 6), round(pvalue, 6), result.n
+        (0.8, 0.2, 4)
     """
 
     statistic: float
@@ -60,7 +67,14 @@ class CorrelationResult(_StatisticPvalue):
 @dataclass(frozen=True)
 class RowsResult(_StatisticPvalue):
     """Row-wise correlations of two (rows x items) arrays; arrays of length rows. Unpacks and
-    indexes as ``(statistic, pvalue)``."""
+    indexes as ``(statistic, pvalue)``.
+
+    Example:
+
+        >>> statistic, pvalue = kendalltau_rows([[1, 2, 3], [1, 2, 3]], [[1, 2, 3], [3, 2, 1]])
+        >>> statistic.tolist(), pvalue.round(4).tolist()
+        ([1.0, -1.0], [0.3333, 0.3333])
+    """
 
     statistic: np.ndarray
     pvalue: np.ndarray | None
@@ -177,6 +191,23 @@ def kendalltau(x, y, *, variant="b", method="auto", alternative="two-sided", nan
     method 'auto' uses the exact null distribution when there are no ties and n <= 33 or at most
     one pair is discordant (or concordant), otherwise the normal approximation with the tie
     correction; 'exact' with ties is an error, as in scipy.
+
+    Example:
+
+        >>> result = kendalltau([1, 2, 3, 4, 5], [1, 3, 2, 4, 5])
+        >>> round(result.statistic, 6), round(result.pvalue, 4)
+        (0.8, 0.0833)
+
+    :param x: the first sample: any ordered iterable of numbers (list, tuple, array, Series, generator).
+    :param y: the second sample, paired with ``x`` (the same length).
+    :param variant: ``'b'`` (ties corrected, default), ``'a'`` or ``'c'`` (Stuart's tau-c).
+    :param method: ``'auto'``, ``'exact'`` or ``'asymptotic'`` (the p-value's null distribution).
+    :param alternative: ``'two-sided'``, ``'less'`` or ``'greater'``: the alternative hypothesis of the p-value.
+    :param nan_policy: ``'propagate'`` (a NaN gives NaN), ``'raise'`` (a NaN is a ``ValueError``) or
+        ``'omit'`` (pairs with a NaN are dropped).
+    :returns: a :class:`CorrelationResult` (statistic and p-value equal to scipy's).
+    :raises ValueError: for samples of different lengths, fewer than 2 pairs, an unknown option, or
+        ``method='exact'`` with ties.
     """
     code = _KENDALL_CODES[check_choice(variant, tuple(_KENDALL_CODES), "variant")]
     return _kendall(x, y, code, method, alternative, nan_policy, 1, False, "kendalltau")
@@ -184,17 +215,62 @@ def kendalltau(x, y, *, variant="b", method="auto", alternative="two-sided", nan
 
 def kendalltau_rows(X, Y, *, variant="b", method="auto", alternative="two-sided", nan_policy="propagate",
                     n_jobs=None):
-    """kendalltau of every row pair of two (rows x items) arrays, rows in parallel."""
+    """kendalltau of every row pair of two (rows x items) arrays, rows in parallel.
+
+    Example:
+
+        >>> kendalltau_rows([[1, 2, 3], [1, 2, 3]], [[1, 2, 3], [3, 2, 1]]).statistic.tolist()
+        [1.0, -1.0]
+
+    :param X: a (rows x items) array-like.
+    :param Y: a (rows x items) array-like of the same shape, row i paired with ``X[i]``.
+    :param variant: as :func:`kendalltau`.
+    :param method: as :func:`kendalltau`.
+    :param alternative: ``'two-sided'``, ``'less'`` or ``'greater'``: the alternative hypothesis of the p-value.
+    :param nan_policy: ``'propagate'`` (a NaN gives NaN), ``'raise'`` (a NaN is a ``ValueError``) or
+        ``'omit'`` (pairs with a NaN are dropped).
+    :param n_jobs: threads for the rows (None: qascore's default thread policy; -1: every core).
+    :returns: a :class:`RowsResult` of per-row arrays.
+    :raises ValueError: for arrays of different shapes, fewer than 2 items, or an unknown option.
+    """
     code = _KENDALL_CODES[check_choice(variant, tuple(_KENDALL_CODES), "variant")]
     return _kendall(X, Y, code, method, alternative, nan_policy, n_jobs, True, "kendalltau")
 
 
 def goodman_kruskal_gamma(x, y, *, nan_policy="propagate"):
-    """(C - D) / (C + D): Kendall's tau that ignores every tied pair (Nuggeteer's "gamma variant")."""
+    """(C - D) / (C + D): Kendall's tau that ignores every tied pair (Nuggeteer's "gamma variant").
+
+    Example:
+
+        >>> goodman_kruskal_gamma([1, 1, 2, 3], [1, 2, 2, 3]).statistic
+        1.0
+
+    :param x: the first sample (any ordered iterable of numbers).
+    :param y: the second sample, paired with ``x``.
+    :param nan_policy: ``'propagate'`` (a NaN gives NaN), ``'raise'`` (a NaN is a ``ValueError``) or
+        ``'omit'`` (pairs with a NaN are dropped).
+    :returns: a :class:`CorrelationResult` whose ``pvalue`` is None (no test is defined here).
+    :raises ValueError: for samples of different lengths or fewer than 2 pairs.
+    """
     return _kendall(x, y, K.GAMMA, "auto", "two-sided", nan_policy, 1, False, "gamma")
 
 
 def goodman_kruskal_gamma_rows(X, Y, *, nan_policy="propagate", n_jobs=None):
+    """goodman_kruskal_gamma of every row pair of two (rows x items) arrays, rows in parallel.
+
+    Example:
+
+        >>> goodman_kruskal_gamma_rows([[1, 1, 2, 3]], [[1, 2, 2, 3]]).statistic.tolist()
+        [1.0]
+
+    :param X: a (rows x items) array-like.
+    :param Y: a (rows x items) array-like of the same shape.
+    :param nan_policy: ``'propagate'`` (a NaN gives NaN), ``'raise'`` (a NaN is a ``ValueError``) or
+        ``'omit'`` (pairs with a NaN are dropped).
+    :param n_jobs: threads for the rows (None: qascore's default thread policy; -1: every core).
+    :returns: a :class:`RowsResult` whose ``pvalue`` is None.
+    :raises ValueError: for arrays of different shapes or fewer than 2 items.
+    """
     return _kendall(X, Y, K.GAMMA, "auto", "two-sided", nan_policy, n_jobs, True, "gamma")
 
 
@@ -230,11 +306,41 @@ def _spearman(x, y, alternative, nan_policy, n_jobs, batched):
 
 
 def spearmanr(x, y, *, alternative="two-sided", nan_policy="propagate"):
-    """Spearman's rho on average ranks with scipy.stats.spearmanr's t-distribution p-value."""
+    """Spearman's rho on average ranks with scipy.stats.spearmanr's t-distribution p-value.
+
+    Example:
+
+        >>> round(spearmanr([1, 2, 3, 4], [1, 3, 2, 4]).statistic, 6)
+        0.8
+
+    :param x: the first sample (any ordered iterable of numbers).
+    :param y: the second sample, paired with ``x``.
+    :param alternative: ``'two-sided'``, ``'less'`` or ``'greater'``: the alternative hypothesis of the p-value.
+    :param nan_policy: ``'propagate'`` (a NaN gives NaN), ``'raise'`` (a NaN is a ``ValueError``) or
+        ``'omit'`` (pairs with a NaN are dropped).
+    :returns: a :class:`CorrelationResult`; constant input gives NaN with a ``ConstantInputWarning``.
+    :raises ValueError: for samples of different lengths, fewer than 2 pairs, or an unknown option.
+    """
     return _spearman(x, y, alternative, nan_policy, 1, False)
 
 
 def spearmanr_rows(X, Y, *, alternative="two-sided", nan_policy="propagate", n_jobs=None):
+    """spearmanr of every row pair of two (rows x items) arrays, rows in parallel.
+
+    Example:
+
+        >>> spearmanr_rows([[1, 2, 3, 4]], [[1, 3, 2, 4]]).statistic.round(6).tolist()
+        [0.8]
+
+    :param X: a (rows x items) array-like.
+    :param Y: a (rows x items) array-like of the same shape.
+    :param alternative: ``'two-sided'``, ``'less'`` or ``'greater'``: the alternative hypothesis of the p-value.
+    :param nan_policy: ``'propagate'`` (a NaN gives NaN), ``'raise'`` (a NaN is a ``ValueError``) or
+        ``'omit'`` (pairs with a NaN are dropped).
+    :param n_jobs: threads for the rows (None: qascore's default thread policy; -1: every core).
+    :returns: a :class:`RowsResult`.
+    :raises ValueError: for arrays of different shapes, fewer than 2 items, or an unknown option.
+    """
     return _spearman(X, Y, alternative, nan_policy, n_jobs, True)
 
 
@@ -258,16 +364,61 @@ def pearsonr(x, y, *, alternative="two-sided", nan_policy="propagate"):
     """Pearson's r with scipy.stats.pearsonr's exact (beta distribution) p-value.
 
     Values must be finite (+-inf is an error); NaN follows nan_policy.
+
+    Example:
+
+        >>> result = pearsonr([1, 2, 3, 4], [2, 4, 6, 9])
+        >>> round(result.statistic, 4), round(result.pvalue, 4)
+        (0.9944, 0.0056)
+
+    :param x: the first sample (any ordered iterable of numbers).
+    :param y: the second sample, paired with ``x``.
+    :param alternative: ``'two-sided'``, ``'less'`` or ``'greater'``: the alternative hypothesis of the p-value.
+    :param nan_policy: ``'propagate'`` (a NaN gives NaN), ``'raise'`` (a NaN is a ``ValueError``) or
+        ``'omit'`` (pairs with a NaN are dropped).
+    :returns: a :class:`CorrelationResult`.
+    :raises ValueError: for samples of different lengths, fewer than 2 pairs, an infinite value, or an
+        unknown option.
     """
     return _pearson(x, y, alternative, nan_policy, 1, False)
 
 
 def pearsonr_rows(X, Y, *, alternative="two-sided", nan_policy="propagate", n_jobs=None):
+    """pearsonr of every row pair of two (rows x items) arrays, rows in parallel.
+
+    Example:
+
+        >>> pearsonr_rows([[1, 2, 3, 4]], [[2, 4, 6, 9]]).statistic.round(4).tolist()
+        [0.9944]
+
+    :param X: a (rows x items) array-like of finite numbers.
+    :param Y: a (rows x items) array-like of the same shape.
+    :param alternative: ``'two-sided'``, ``'less'`` or ``'greater'``: the alternative hypothesis of the p-value.
+    :param nan_policy: ``'propagate'`` (a NaN gives NaN), ``'raise'`` (a NaN is a ``ValueError``) or
+        ``'omit'`` (pairs with a NaN are dropped).
+    :param n_jobs: threads for the rows (None: qascore's default thread policy; -1: every core).
+    :returns: a :class:`RowsResult`.
+    :raises ValueError: for arrays of different shapes, fewer than 2 items, an infinite value, or an
+        unknown option.
+    """
     return _pearson(X, Y, alternative, nan_policy, n_jobs, True)
 
 
 def rmse(predicted, actual, *, nan_policy="propagate") -> float:
-    """Root mean squared error sqrt(mean((predicted - actual)^2)); values must be finite."""
+    """Root mean squared error sqrt(mean((predicted - actual)^2)); values must be finite.
+
+    Example:
+
+        >>> rmse([1, 2, 3], [1, 2, 6])
+        1.7320508075688772
+
+    :param predicted: the predicted values (any ordered iterable of numbers).
+    :param actual: the true values, paired with ``predicted``.
+    :param nan_policy: ``'propagate'`` (a NaN gives NaN), ``'raise'`` (a NaN is a ``ValueError``) or
+        ``'omit'`` (pairs with a NaN are dropped).
+    :returns: the RMSE as a float.
+    :raises ValueError: for samples of different lengths, fewer than 2 pairs, or an infinite value.
+    """
     stat, _, _ = _value_rows(K.RMSE, predicted, actual, nan_policy, 1, False, "rmse", True)
     return float(stat[0])
 
@@ -278,6 +429,19 @@ def r2_score(y_true, y_pred, *, nan_policy="propagate", force_finite=False) -> f
     With a constant y_true it is undefined: NaN with a ConstantInputWarning, or with
     force_finite=True scikit-learn's convention (1.0 for a perfect prediction, else 0.0).
     For the squared Pearson correlation use ``pearsonr(x, y).statistic ** 2``.
+
+    Example:
+
+        >>> r2_score([1, 2, 3], [1, 2, 4])
+        0.5
+
+    :param y_true: the true values (any ordered iterable of numbers).
+    :param y_pred: the predicted values, paired with ``y_true``.
+    :param nan_policy: ``'propagate'`` (a NaN gives NaN), ``'raise'`` (a NaN is a ``ValueError``) or
+        ``'omit'`` (pairs with a NaN are dropped).
+    :param force_finite: scikit-learn's rule for a constant ``y_true`` (1.0 or 0.0 instead of NaN).
+    :returns: R^2 as a float (1.0 for a perfect prediction; negative when worse than the mean).
+    :raises ValueError: for samples of different lengths, fewer than 2 pairs, or an infinite value.
     """
     stat, _, propagated = _value_rows(K.R2, y_true, y_pred, nan_policy, 1, False, "r2_score", True)
     value = float(stat[0])

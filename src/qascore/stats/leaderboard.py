@@ -31,6 +31,23 @@ class Leaderboard:
     scores: a mapping system -> per-query scores, or a 2-D array with ``systems`` naming its rows.
     queries: optional query ids (aligns two leaderboards query by query). A leaderboard of final
     scores only (one value per system) has one "query" and standard errors of 0.
+
+    Example:
+
+        >>> board = Leaderboard({"bm25": [0.2, 0.4, 0.3], "dense": [0.5, 0.6, 0.4], "hybrid": [0.6, 0.7, 0.5]},
+        ...                     name="exam")
+        >>> board.means.round(4).tolist(), board.ranks().tolist()
+        ([0.3, 0.5, 0.6], [3.0, 2.0, 1.0])
+        >>> board.ranking()[0][0], board.tie_groups()
+        ('hybrid', [[2], [1], [0]])
+
+    :param scores: a mapping system -> per-query scores, or a (systems x queries) array.
+    :param systems: the row names of an array of scores (None with a mapping).
+    :param queries: optional query ids, one per column.
+    :param name: the leaderboard's name (the metric), used in tables and errors.
+    :param higher_is_better: False for error measures (lower ranks first).
+    :raises ValueError: for fewer than 2 systems, duplicate names, rows of different lengths, no
+        query scores, or a non-finite score (each naming the system and query).
     """
 
     def __init__(self, scores, systems=None, queries=None, name="", higher_is_better=True):
@@ -76,7 +93,13 @@ class Leaderboard:
     def from_means(cls, means: Mapping, name="", higher_is_better=True, standard_errors: Mapping | None = None
                    ) -> Leaderboard:
         """A leaderboard known only by each system's final score, with published standard errors
-        (e.g. an official leaderboard's +- column) or none (0)."""
+        (e.g. an official leaderboard's +- column) or none (0).
+
+        Example:
+
+            >>> Leaderboard.from_means({"bm25": 0.1, "dense": 0.3, "hybrid": 0.2}).ranks().tolist()
+            [3.0, 1.0, 2.0]
+        """
         board = cls({s: [v] for s, v in means.items()}, name=name, higher_is_better=higher_is_better)
         if standard_errors is not None:
             missing = [s for s in board.systems if s not in standard_errors]
@@ -183,7 +206,16 @@ def _random_ranks(board: Leaderboard, ties: str, rng: np.random.Generator) -> np
 
 @dataclass(frozen=True)
 class LeaderboardCorrelation:
-    """Spearman and Kendall tau-b between two leaderboards over repeated random tie-breaks."""
+    """Spearman and Kendall tau-b between two leaderboards over repeated random tie-breaks.
+
+    Example:
+
+        >>> ours = Leaderboard({"bm25": [0.2, 0.4], "dense": [0.5, 0.6], "hybrid": [0.6, 0.7]})
+        >>> official = Leaderboard.from_means({"bm25": 0.1, "dense": 0.3, "hybrid": 0.2})
+        >>> result = leaderboard_correlation(ours, official, ties="none")
+        >>> result.spearman_mean, round(result.kendall_mean, 4), result.ranks_a.shape
+        (0.5, 0.3333, (10, 3))
+    """
 
     spearman_mean: float
     spearman_std: float
@@ -202,6 +234,21 @@ def leaderboard_correlation(a: Leaderboard, b: Leaderboard, *, repeats=10, ties=
     Each repeat shuffles the systems inside every tie group (see Leaderboard.tie_groups) of both
     leaderboards, then correlates the resulting strict rankings. std is the sample standard
     deviation over repeats (0 for one repeat).
+
+    Example:
+
+        >>> ours = Leaderboard({"bm25": [0.2, 0.4], "dense": [0.5, 0.6], "hybrid": [0.6, 0.7]})
+        >>> official = Leaderboard.from_means({"bm25": 0.1, "dense": 0.3, "hybrid": 0.2})
+        >>> leaderboard_correlation(ours, official, ties="none").spearman_mean
+        0.5
+
+    :param a: a :class:`Leaderboard`.
+    :param b: a :class:`Leaderboard` of the same systems (in any order).
+    :param repeats: the number of random tie-breaks.
+    :param ties: ``'standard_error'`` (means within a standard error tie), ``'exact'`` or ``'none'``.
+    :param seed: the seed of the tie-breaking.
+    :returns: a :class:`LeaderboardCorrelation`.
+    :raises ValueError: for systems missing from one leaderboard, or an unknown ``ties``.
     """
     repeats = _check_resamples(repeats, "repeats")
     seed = _check_seed(seed)
@@ -242,6 +289,25 @@ def bootstrap_leaderboard_correlation(a: Leaderboard, b: Leaderboard, *, statist
 
     Each replicate draws queries with replacement (the same queries for both leaderboards),
     recomputes every system's mean in both, and correlates them; all replicates run in parallel.
+
+    Example:
+
+        >>> a = Leaderboard({"bm25": [0.2, 0.4, 0.3], "dense": [0.5, 0.6, 0.4], "hybrid": [0.6, 0.7, 0.5]})
+        >>> b = Leaderboard({"bm25": [0.1, 0.3, 0.2], "dense": [0.4, 0.4, 0.5], "hybrid": [0.5, 0.6, 0.7]})
+        >>> result = bootstrap_leaderboard_correlation(a, b, n_resamples=200)
+        >>> result.statistic, result.low, result.high
+        (1.0, 1.0, 1.0)
+
+    :param a: a :class:`Leaderboard`.
+    :param b: a :class:`Leaderboard` of the same systems and queries (query ids align them).
+    :param statistic: a paired statistic of :data:`STATISTICS` (not ``'mean'``).
+    :param n_resamples: the number of replicates.
+    :param seed: the seed of the resampling.
+    :param confidence_level: the interval's level.
+    :param method: ``'percentile'`` or ``'bca'``.
+    :param n_jobs: threads for the replicates (None: qascore's default thread policy).
+    :returns: a :class:`BootstrapResult`.
+    :raises ValueError: for different systems or queries, an unknown statistic or method.
     """
     code = _statistic_code(statistic)
     if code == K.MEAN:
@@ -341,6 +407,18 @@ def adjust_pvalues(pvalues, method="holm") -> np.ndarray:
     bonferroni: min(1, m p). holm (Holm 1979, step-down): with the m p-values sorted ascending,
     the i-th (1-based) becomes max over j <= i of min(1, (m - j + 1) p_(j)); it controls the
     family-wise error rate as Bonferroni does and rejects at least as much. none: unchanged.
+
+    Example:
+
+        >>> adjust_pvalues([0.01, 0.04, 0.03]).tolist()
+        [0.03, 0.06, 0.06]
+        >>> adjust_pvalues([0.01, 0.04, 0.03], "bonferroni").tolist()
+        [0.03, 0.12, 0.09]
+
+    :param pvalues: an array-like of p-values in [0, 1] (any shape; NaN allowed).
+    :param method: a name in :data:`CORRECTIONS`: ``'holm'``, ``'bonferroni'`` or ``'none'``.
+    :returns: the adjusted p-values, a float array of the same shape.
+    :raises ValueError: for a p-value outside [0, 1] or an unknown method.
     """
     check_choice(method, CORRECTIONS, "method")
     p = np.array(pvalues, dtype=np.float64)
@@ -368,6 +446,13 @@ class Comparison:
 
     ``pvalues[m][i, j]``: two-sided p-value of systems i and j on metric m. A cell of system i lists
     the labels of systems j it beats significantly (higher mean, p <= max_p).
+
+    Example:
+
+        >>> board = Leaderboard({"bm25": [0.2, 0.4, 0.3], "hybrid": [0.6, 0.7, 0.5]}, name="exam")
+        >>> comparison = compare(board, n_resamples=200)
+        >>> comparison.pvalues.shape, comparison.beats("exam", 1, 0)
+        ((1, 2, 2), True)
     """
 
     systems: tuple
@@ -419,6 +504,30 @@ def compare(boards, *, test="paired_bootstrap", max_p=0.05, n_resamples=1000, se
     boards: one Leaderboard, or a mapping metric name -> Leaderboard over the same systems and
     queries. bonferroni=True multiplies p-values by the number of system pairs (capped at 1):
     :func:`adjust_pvalues` over each metric's pairs.
+
+    Example:
+
+        >>> board = Leaderboard({"bm25": [0.2, 0.4, 0.3], "dense": [0.5, 0.6, 0.4], "hybrid": [0.6, 0.7, 0.5]},
+        ...                     name="exam")
+        >>> print(compare(board, n_resamples=200))
+        #  System  exam
+        -  ------  --------
+        a  bm25    0.3000
+        b  dense   0.5000ᵃ
+        c  hybrid  0.6000ᵃᵇ
+        <BLANKLINE>
+        paired_bootstrap test, p <= 0.05: marks the systems a row beats
+
+    :param boards: a :class:`Leaderboard`, or a mapping metric name -> Leaderboard.
+    :param test: ``'paired_bootstrap'``, ``'student'`` (paired t-test) or ``'randomization'``.
+    :param max_p: the significance level of the marks, in (0, 1].
+    :param n_resamples: replicates of the resampling tests.
+    :param seed: the seed of the resampling tests.
+    :param bonferroni: adjust each metric's p-values for the number of system pairs.
+    :param n_jobs: threads (None: qascore's default thread policy).
+    :returns: a :class:`Comparison`; ``print`` it for the table.
+    :raises ValueError: for an unknown test, ``max_p`` outside (0, 1], or leaderboards of different
+        systems or queries.
     """
     check_choice(test, _TESTS, "test")
     n_resamples = _check_resamples(n_resamples)

@@ -17,6 +17,17 @@ class PackedTokens:
 
     A plain slotted class rather than a dataclass: built once per encode call, and that call
     must stay cheap for one-pair scoring.
+
+    Example:
+
+        >>> packed = Vocabulary().pack([["a", "b", "a"], [], ["b"]])
+        >>> packed, packed.ids.tolist(), packed.offsets.tolist()
+        (PackedTokens(rows=3, tokens=4), [0, 1, 0, 1], [0, 3, 3, 4])
+        >>> packed.row(2).tolist(), packed.lengths().tolist()
+        ([1], [3, 0, 1])
+
+    :param ids: the int32 token ids of every row, concatenated.
+    :param offsets: int64 row boundaries, ``len(batch) + 1`` of them, starting at 0.
     """
 
     __slots__ = ("ids", "offsets")
@@ -47,6 +58,14 @@ class Vocabulary:
     A compiled encoder may *define* the ids of a fresh vocabulary (:meth:`defer_to`): its table's
     ids are then the vocabulary's ids and the token strings are made only when asked for, so
     scoring a batch never builds a Python string per token type.
+
+    Example:
+
+        >>> vocab = Vocabulary()
+        >>> vocab.intern(["the", "cat", "the"])
+        [0, 1, 0]
+        >>> vocab.id_of("cat"), vocab.id_of("dog"), vocab.token(0), len(vocab)
+        (1, None, 'the', 2)
     """
 
     def __init__(self) -> None:
@@ -121,6 +140,16 @@ class Vocabulary:
         return out
 
     def pack(self, token_lists: Iterable[Sequence[str]]) -> PackedTokens:
+        """Token lists as one :class:`PackedTokens`, new tokens interned in order of first appearance.
+
+        Example:
+
+            >>> Vocabulary().pack([["a", "b"], ["b", "c"]]).ids.tolist()
+            [0, 1, 1, 2]
+
+        :param token_lists: an iterable of token sequences, one per row.
+        :returns: the packed rows.
+        """
         flat: list[int] = []
         offsets = [0]
         with self.lock:

@@ -238,7 +238,16 @@ def _step5b(word: str) -> str:
 
 @lru_cache(maxsize=1 << 18)
 def porter_stem(word: str) -> str:
-    """Stem one word exactly as ``nltk.stem.porter.PorterStemmer().stem(word)`` does."""
+    """Stem one word exactly as ``nltk.stem.porter.PorterStemmer().stem(word)`` does.
+
+    Example:
+
+        >>> porter_stem("running"), porter_stem("Ponies"), porter_stem("generously")
+        ('run', 'poni', 'gener')
+
+    :param word: one word (any case; NLTK's irregular forms are looked up before lowercasing).
+    :returns: its stem, lowercased.
+    """
     # As in NLTK, the irregular table and the length test look at the word before lowercasing.
     irregular = _IRREGULAR.get(word)
     if irregular is not None:
@@ -252,7 +261,13 @@ def porter_stem(word: str) -> str:
 
 
 class PorterStemmer:
-    """Object form of :func:`porter_stem`, shaped like NLTK's (``.stem(word)``)."""
+    """Object form of :func:`porter_stem`, shaped like NLTK's (``.stem(word)``).
+
+    Example:
+
+        >>> PorterStemmer().stem("connections")
+        'connect'
+    """
 
     name = "porter-nltk"
 
