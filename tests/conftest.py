@@ -13,8 +13,8 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def is_data_file(path: Path) -> bool:
-    """Whether ``path`` in tests/data/shared is data (not a set's README or licence)."""
-    return path.is_file() and path.name != "README.md" and not path.name.startswith("LICENSE")
+    """Whether ``path`` in tests/data/shared is data (not a README, a licence or the checksums)."""
+    return path.is_file() and path.name not in ("README.md", "SHA256SUMS") and not path.name.startswith("LICENSE")
 
 
 def unpack_repo_data(target: Path) -> Path:
