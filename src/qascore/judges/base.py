@@ -15,14 +15,36 @@ from ..signature import make_signature
 
 
 class Verdicts(NamedTuple):
-    """A judge's output: ``proba`` p(correct) per triple (float64), ``labels`` (bool)."""
+    """A judge's output: ``proba`` p(correct) per triple (float64), ``labels`` (bool).
+
+    Example:
+
+        >>> from qascore.judges import ContainmentJudge
+        >>> proba, labels = ContainmentJudge().judge(["capital of France?"], ["Paris"], ["It is Paris."])
+        >>> proba.tolist(), labels.tolist()
+        ([1.0], [True])
+    """
 
     proba: np.ndarray
     labels: np.ndarray
 
 
 class Judge:
-    """Base of every judge: subclasses define ``predict_proba``, ``threshold``, ``settings()`` and ``name``."""
+    """Base of every judge: subclasses define ``predict_proba``, ``threshold``, ``settings()`` and ``name``.
+
+    Every judge reads ``(questions, references, candidates)``: three lists of the same length,
+    ``references[i]`` a string or a list of acceptable strings.
+
+    Example:
+
+        >>> from qascore.judges import ExactMatchJudge
+        >>> judge = ExactMatchJudge()
+        >>> judge.predict(["who wrote Hamlet?", "capital of France?"], [["Shakespeare", "W. Shakespeare"], "Paris"],
+        ...               ["shakespeare", "Lyon"]).tolist()
+        [1, 0]
+        >>> judge.signature.split("|")[:3]
+        ['qascore:exact-match', 'normalise:squad', 'refs:max']
+    """
 
     name = "judge"
     threshold: Any  # float: p(correct) at or above it is judged correct

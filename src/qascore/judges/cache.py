@@ -40,7 +40,23 @@ class CachedJudge(Judge):
     """``judge`` with its verdicts remembered (in memory, and in ``directory`` when given).
 
     Its threshold, reference rule, settings and signature are the wrapped judge's: the cache
-    changes no number. ``hits`` and ``misses`` count the triples found and judged."""
+    changes no number. ``hits`` and ``misses`` count the triples found and judged.
+
+    Example:
+
+        >>> import tempfile
+        >>> from qascore.judges import ContainmentJudge
+        >>> judge = CachedJudge(ContainmentJudge(), tempfile.mkdtemp())
+        >>> triples = (["capital of France?"], ["Paris"], ["Paris"])
+        >>> judge.judge(*triples).labels.tolist(), judge.judge(*triples).labels.tolist()
+        ([True], [True])
+        >>> judge.hits, judge.misses
+        (1, 1)
+
+    :param judge: the judge whose verdicts are remembered.
+    :param directory: a directory for the on-disk cache (SQLite), or None for memory only.
+    :param memory_items: how many verdicts the memory keeps.
+    """
 
     def __init__(self, judge: Judge, directory=None, *, memory_items: int = MEMORY_ITEMS) -> None:
         self.inner = judge

@@ -14,7 +14,20 @@ class CascadeJudge(Judge):
     answer that contains a reference is accepted without running a model: on EVOUNA-NQ dev, humans
     agree with 99.3% of those acceptances (docs/judges.md).
 
-    ``threshold`` and ``refs`` are ``then``'s; an accepted triple's probability is ``first``'s."""
+    ``threshold`` and ``refs`` are ``then``'s; an accepted triple's probability is ``first``'s.
+
+    Example:
+
+        >>> from qascore.judges import ContainmentJudge, default_linear_model
+        >>> judge = CascadeJudge(ContainmentJudge(), default_linear_model())
+        >>> verdicts = judge.judge(["who wrote Hamlet?", "capital of France?"], ["Shakespeare", "Paris"],
+        ...                        ["It was William Shakespeare.", "Lyon"])
+        >>> verdicts.labels.tolist()
+        [True, False]
+
+    :param first: the judge that accepts what it can.
+    :param then: the judge of the triples ``first`` does not accept.
+    """
 
     name = "cascade"
 
@@ -71,7 +84,24 @@ class CalibratedCascade(Judge):
     ``threshold`` and ``refs`` are the network's. Under ``refs="mean"`` (the paper's rule for
     sentence-long references) the triage, whose evidence is "any reference", stands aside and the
     network judges every triple. Each triple is judged independently of its batch, like every
-    judge; :meth:`judge_stages` also says which stage decided each one."""
+    judge; :meth:`judge_stages` also says which stage decided each one.
+
+    Example:
+
+        >>> from qascore.judges import load_default_model
+        >>> judge = load_default_model()  # a CalibratedCascade
+        >>> verdicts, stages = judge.judge_stages(["who wrote Hamlet?", "capital of France?"],
+        ...                                       ["William Shakespeare", "Paris"],
+        ...                                       ["It was William Shakespeare.", "Lyon"])
+        >>> verdicts.labels.tolist(), [STAGES[s] for s in stages]
+        ([True, False], ['triage-accept', 'triage-reject'])
+
+    :param triage: the calibrated :class:`~qascore.judges.triage.TriageModel`.
+    :param network: the judge of the triples the triage defers (the AVA network).
+    :param shortlist: candidates per item the network reads in :meth:`first_accepted`.
+    :param references: aliases per triple the network reads (those with the most lexical evidence).
+    :raises ValueError: for a ``shortlist`` or ``references`` that is not a positive integer.
+    """
 
     name = "ava-cascade"
 

@@ -32,7 +32,15 @@ class LinearAva(Judge):
     """A trained linear AVA model (numpy inference).
 
     ``thresholds`` holds the tuned threshold of each reference rule; ``threshold`` is the one in
-    use (the rule ``refs``'s, unless set otherwise)."""
+    use (the rule ``refs``'s, unless set otherwise).
+
+    Example:
+
+        >>> model = default_linear_model()
+        >>> model.predict(["who wrote Hamlet?", "capital of France?"], [["Shakespeare", "W. Shakespeare"], "Paris"],
+        ...               ["It was William Shakespeare.", "Lyon"]).tolist()
+        [1, 0]
+    """
 
     name = "ava-linear"
 
@@ -146,7 +154,19 @@ def _is_number(value) -> bool:
 
 
 def default_linear_model(refs: str = "max") -> LinearAva:
-    """The shipped linear model (``models/ava/linear.json``), trained on EVOUNA-NQ's train split."""
+    """The shipped linear model (``models/ava/linear.json``), trained on EVOUNA-NQ's train split.
+
+    Example:
+
+        >>> model = default_linear_model()
+        >>> model.refs, model.threshold
+        ('max', 0.36)
+        >>> model.predict_proba(["capital of France?"], ["Paris"], ["Lyon"]).round(2).tolist()
+        [0.2]
+
+    :param refs: the reference rule, ``max`` (any acceptable reference) or ``mean`` (the paper's).
+    :returns: a :class:`LinearAva` with that rule's tuned threshold.
+    """
     return LinearAva.load(bundled_path("ava", "linear.json"), refs=refs)
 
 

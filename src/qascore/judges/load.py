@@ -51,6 +51,19 @@ def load_model(spec: str = "default", *, refs: str = "max", device: str = "auto"
 
     An ONNX model needs the ``onnx`` extra (:class:`~qascore.errors.MissingExtraError` otherwise);
     ``device`` and ``n_threads`` apply to ONNX models only.
+
+    Example:
+
+        >>> type(load_model("linear")).__name__
+        'LinearAva'
+
+    :param spec: ``default``, ``network``, ``linear``, a linear ``.json`` file or an ONNX model directory.
+    :param refs: the reference rule, ``max`` or ``mean``.
+    :param device: ``auto``, ``cpu`` or ``cuda`` (ONNX models).
+    :param n_threads: intra-op threads of an ONNX session (None: the library's default).
+    :returns: the model, a :class:`~qascore.judges.base.Judge`.
+    :raises ValueError: for a judge spec that is not a model (use :func:`load_judge`) or an unknown name.
+    :raises qascore.errors.MissingExtraError: for an ONNX model without the ``onnx`` extra.
     """
     if spec in (*MATCHING_SPECS, "cascade") or ">" in spec:
         raise ValueError(f"{spec!r} is a judge, not an AVA model; use load_judge (models: {MODEL_SPECS})")
@@ -74,7 +87,26 @@ def load_judge(spec: str = "default", *, refs: str = "max", device: str = "auto"
 
     A judge that runs a network remembers the network's verdicts in memory (:meth:`Judge.cached`:
     each distinct triple goes through the network once per process); ``cache`` (a directory) keeps
-    the verdicts of any judge on disk as well, for later runs."""
+    the verdicts of any judge on disk as well, for later runs.
+
+    Example:
+
+        >>> judge = load_judge("containment>linear")
+        >>> judge.first.name, judge.then.name
+        ('containment', 'ava-linear')
+        >>> judge.predict(["capital of France?"], ["Paris"], ["Paris, of course"]).tolist()
+        [1]
+
+    :param spec: a name in :data:`JUDGE_SPECS` (``containment``, ``workbench``, ``linear``,
+        ``default``, ``cascade``, ``A>B``, ...) or a model path.
+    :param refs: the reference rule, ``max`` or ``mean``, where the judge has one.
+    :param device: ``auto``, ``cpu`` or ``cuda`` (ONNX models).
+    :param n_threads: intra-op threads of an ONNX session.
+    :param cache: a directory that keeps the verdicts on disk, or None.
+    :returns: a :class:`~qascore.judges.base.Judge`.
+    :raises ValueError: for an empty or unknown spec.
+    :raises qascore.errors.MissingExtraError: for an ONNX judge without the ``onnx`` extra.
+    """
     judge = _load_judge(spec, refs=refs, device=device, n_threads=n_threads)
     if cache is not None or is_onnx_spec(spec):
         return judge.cached(lambda inner: CachedJudge(inner, cache))

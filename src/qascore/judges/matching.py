@@ -74,7 +74,22 @@ class SquadMatchJudge(Judge):
 
 class ContainmentJudge(SquadMatchJudge):
     """p = 1 when the normalised reference occurs in the normalised candidate, else 0 (EVOUNA's
-    containment baseline); with several references, ``max``: any of them, ``mean``: the share found."""
+    containment baseline); with several references, ``max``: any of them, ``mean``: the share found.
+
+    Example:
+
+        >>> ContainmentJudge().predict_proba(["who wrote Hamlet?", "capital of France?"],
+        ...                                  [["Shakespeare", "Marlowe"], "Paris"],
+        ...                                  ["It was Shakespeare.", "Lyon"]).tolist()
+        [1.0, 0.0]
+        >>> ContainmentJudge(refs="mean").predict_proba(["who wrote Hamlet?"], [["Shakespeare", "Marlowe"]],
+        ...                                             ["It was Shakespeare."]).tolist()
+        [0.5]
+
+    :param refs: ``max`` or ``mean`` (how several references combine).
+    :param threshold: p(correct) at or above it is judged correct.
+    :raises ValueError: for an unknown rule or a threshold outside [0, 1].
+    """
 
     name = "containment"
 
@@ -84,7 +99,17 @@ class ContainmentJudge(SquadMatchJudge):
 
 
 class ExactMatchJudge(SquadMatchJudge):
-    """p = 1 when the normalised candidate equals a normalised reference (SQuAD's exact match)."""
+    """p = 1 when the normalised candidate equals a normalised reference (SQuAD's exact match).
+
+    Example:
+
+        >>> ExactMatchJudge().predict(["capital of France?"] * 2, ["Paris"] * 2,
+        ...                           ["The Paris!", "Paris, France"]).tolist()
+        [1, 0]
+
+    :param refs: ``max`` or ``mean`` (how several references combine).
+    :param threshold: p(correct) at or above it is judged correct.
+    """
 
     name = "exact-match"
 
@@ -94,7 +119,16 @@ class ExactMatchJudge(SquadMatchJudge):
 
 
 class TokenF1Judge(SquadMatchJudge):
-    """p = SQuAD's token F1 between the normalised candidate and reference; correct at F1 >= 0.5."""
+    """p = SQuAD's token F1 between the normalised candidate and reference; correct at F1 >= 0.5.
+
+    Example:
+
+        >>> TokenF1Judge().predict_proba(["capital of France?"], ["Paris"], ["paris france"]).round(4).tolist()
+        [0.6667]
+
+    :param refs: ``max`` or ``mean`` (how several references combine).
+    :param threshold: p(correct) at or above it is judged correct.
+    """
 
     name = "token-f1"
 
@@ -111,7 +145,17 @@ class TokenF1Judge(SquadMatchJudge):
 class WorkbenchJudge(Judge):
     """The rubric grading workbench's verification (``mode="workbench"``), or with contiguous
     containment of a gold answer's words (``mode="contains"``, the default): p = 1 when the answer
-    matches any reference, else 0. The question is not read."""
+    matches any reference, else 0. The question is not read.
+
+    Example:
+
+        >>> WorkbenchJudge().predict(["who wrote Hamlet?"] * 2, ["William Shakespeare"] * 2,
+        ...                          ["It was William Shakespeare.", "Marlowe"]).tolist()
+        [1, 0]
+
+    :param mode: ``contains`` (default) or ``workbench``.
+    :raises ValueError: for another mode.
+    """
 
     name = "workbench"
 
@@ -151,7 +195,24 @@ def _contains_run(haystack: list[str], needle: list[str]) -> bool:
 
 
 def verify_free_text(answer: str, gold_answers, *, mode: str = "contains") -> bool:
-    """True when ``answer`` matches one of ``gold_answers``; ``mode`` is ``workbench`` or ``contains``."""
+    """True when ``answer`` matches one of ``gold_answers``; ``mode`` is ``workbench`` or ``contains``.
+
+    Both sides are normalised (lower case, words, stopwords removed, Porter stems); ``workbench``
+    also accepts a fuzzy match, ``contains`` a gold answer's words contiguous in the answer.
+
+    Example:
+
+        >>> verify_free_text("The play was written by William Shakespeare", ["William Shakespeare"])
+        True
+        >>> verify_free_text("Marlowe", ["Shakespeare"])
+        False
+
+    :param answer: the free-text answer.
+    :param gold_answers: the acceptable answers (an iterable of strings).
+    :param mode: ``contains`` or ``workbench``.
+    :returns: whether the answer matches one of them.
+    :raises ValueError: for another mode.
+    """
     if mode not in WORKBENCH_MODES:
         raise ValueError(f"mode must be 'workbench' or 'contains', got {mode!r}")
     norm = normalise_workbench_answer(answer)

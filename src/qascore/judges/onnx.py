@@ -37,7 +37,16 @@ class OnnxAvaModel(Judge):
     """An exported a0/a1/a2 network. ``predict_proba(q, refs, t)`` combines a triple's references
     by the rule ``refs``: ``max`` (default; references are acceptable alternatives) or ``mean``
     (the paper's rule). ``thresholds`` holds the tuned threshold of each rule; ``threshold``, when
-    given, overrides it."""
+    given, overrides it. Built by :meth:`from_dir` from an exported model directory; needs the
+    ``onnx`` extra.
+
+    Example:
+
+        >>> from qascore.judges.onnx import default_model_dir
+        >>> network = OnnxAvaModel.from_dir(default_model_dir())
+        >>> network.predict(["who wrote Hamlet?"], ["William Shakespeare"], ["Shakespeare wrote it."]).tolist()
+        [1]
+    """
 
     name = "ava"
 
@@ -225,6 +234,16 @@ def load_default_model(**options) -> Judge:
     Needs the ``onnx`` extra: without onnxruntime or tokenizers it raises
     :class:`~qascore.errors.MissingExtraError` naming ``pip install "qascore[onnx]"``.
     ``options`` go to :class:`OnnxAvaModel` (``device``, ``n_threads``, ``truncation``, ...).
+
+    Example:
+
+        >>> judge = load_default_model()
+        >>> judge.judge(["who wrote Hamlet?", "capital of France?"], [["Shakespeare", "W. Shakespeare"], "Paris"],
+        ...             ["It was William Shakespeare.", "Lyon"]).labels.tolist()
+        [True, False]
+
+    :returns: the shipped judge (a :class:`~qascore.judges.cascade.CalibratedCascade`).
+    :raises qascore.errors.MissingExtraError: without onnxruntime or tokenizers.
     """
     require_extra("onnx", *ONNX_MODULES)
     return load_model_dir(default_model_dir(), **options)
