@@ -1,6 +1,7 @@
 """Spark for real (local[2] on Java 17): score_dataframe on a few thousand real rows equals the
 in-process metric, bit for bit for the lexical metrics, within 1e-5 with equal labels for AVA."""
 import shutil
+import warnings
 
 import pytest
 
@@ -85,3 +86,14 @@ def test_a_null_cell_fails_the_job_naming_column_and_row(spark):
     with pytest.raises(Exception, match="column 'prediction': row 1 of the batch is null"):
         score_dataframe(df, "rouge").collect()
 
+
+
+def test_scoring_warns_nothing(spark):
+    """pyspark 4 warns on mapInArrow that it does not fully support pandas 3; scoring never makes
+    a pandas object, so a user scoring a DataFrame sees no warning from it."""
+    df = spark.createDataFrame([("the cat sat", "a cat sat"), ("", "x")], "prediction string, reference string")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rows = score_dataframe(df, "rouge", rouge_types=["rouge1"]).collect()
+    assert [row["rouge1_fmeasure"] for row in rows] == [2 / 3, 0.0]
+    assert [f"{w.category.__name__}: {w.message}" for w in caught] == []

@@ -9,9 +9,15 @@ keywords; ``n_jobs`` defaults to 1, one thread per Spark task slot. Needs the ``
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .batches import BatchScorer
+
+# pyspark 4 warns on every mapInArrow that it "does not yet fully support pandas >= 3.0.0" (it
+# builds the call with its pandas UDF machinery); scoring moves Arrow batches only and never makes
+# a pandas object, so the warning does not apply here and is not passed on to the user.
+_PANDAS_3_WARNING = "PySpark does not yet fully support pandas"
 
 
 def score_dataframe(df, metric: str, *, prediction_column: str = "prediction", reference_column: str = "reference",
@@ -36,4 +42,6 @@ def score_dataframe(df, metric: str, *, prediction_column: str = "prediction", r
         for batch in batches:
             yield scorer(batch)
 
-    return df.mapInArrow(score_partition, schema)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_PANDAS_3_WARNING, category=FutureWarning)
+        return df.mapInArrow(score_partition, schema)
