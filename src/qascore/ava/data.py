@@ -25,6 +25,13 @@ class Triples:
 
     ``references[i]`` is a list of one or more reference answers; ``labels`` (0/1) and
     ``systems`` / ``question_ids`` are present when the source has them.
+
+    Example:
+
+        >>> triples = Triples(["capital of France?"] * 2, [["Paris"], ["Paris"]], ["Paris", "Lyon"],
+        ...                   labels=np.array([1, 0]))
+        >>> len(triples), triples.subset([1]).candidates, triples.require_labels().tolist()
+        (2, ['Lyon'], [1, 0])
     """
 
     questions: list
@@ -66,7 +73,26 @@ def load_evouna(path, *, include_improper: bool = False, aliases: bool = False) 
     """All judged (question, gold, answer, label) rows of an EVOUNA file (NQ.json / TQ.json; ``-`` for stdin).
 
     ``aliases``: each row's references are the gold answer's '/'-separated alternatives (what the
-    shipped models are judged on by default) instead of the one string as written."""
+    shipped models are judged on by default) instead of the one string as written.
+
+    Example:
+
+        >>> import json, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "NQ.json")
+        >>> json.dump([{"question": "who wrote hamlet", "golden_answer": "Shakespeare/William Shakespeare",
+        ...             "answer_fid": "Shakespeare", "judge_fid": True,
+        ...             "answer_gpt35": "Marlowe", "judge_gpt35": False}], open(path, "w"))
+        >>> triples = load_evouna(path, aliases=True)
+        >>> triples.candidates, triples.labels.tolist(), triples.systems, triples.references[0]
+        (['Shakespeare', 'Marlowe'], [1, 0], ['fid', 'gpt35'], ['Shakespeare', 'William Shakespeare'])
+
+    :param path: an EVOUNA JSON file, or ``-`` for stdin.
+    :param include_improper: keep the questions EVOUNA marks improper.
+    :param aliases: split each gold answer into its '/'-separated alternatives.
+    :returns: the judged :class:`Triples`, with labels, systems and question ids; ``dropped`` counts
+        the unjudged answers and improper questions left out.
+    :raises qascore.errors.InputFormatError: for a file that is not a list of question records.
+    """
     records = read_json(path)
     if not isinstance(records, list):
         raise InputFormatError(path, None, "expected a JSON list of question records")
@@ -101,7 +127,22 @@ def load_evouna(path, *, include_improper: bool = False, aliases: bool = False) 
 
 
 def split_by_question(triples: Triples, *, dev_fraction: float = 0.2, seed: int = 20240) -> tuple[Triples, Triples]:
-    """Train/dev split by question id (never the same question on both sides), reproducible by seed."""
+    """Train/dev split by question id (never the same question on both sides), reproducible by seed.
+
+    Example:
+
+        >>> triples = Triples(["q1", "q1", "q2", "q3", "q4"], [["a"]] * 5, ["a"] * 5,
+        ...                   question_ids=["1", "1", "2", "3", "4"])
+        >>> train, dev = split_by_question(triples, dev_fraction=0.5)
+        >>> train.question_ids, dev.question_ids
+        (['2', '4'], ['1', '1', '3'])
+
+    :param triples: :class:`Triples` with question ids.
+    :param dev_fraction: the share of questions that go to dev.
+    :param seed: the seed of the split.
+    :returns: ``(train, dev)``.
+    :raises ValueError: for triples without question ids.
+    """
     if triples.question_ids is None:
         raise ValueError("split_by_question needs question ids")
     unique = np.unique(np.asarray(triples.question_ids))
@@ -116,7 +157,18 @@ CALIBRATION_FRACTION, CALIBRATION_SEED = 0.1, 7
 
 def calibration_split(train: Triples) -> tuple[Triples, Triples]:
     """(fit, calibration): the train split cut again by question; the calibration part is where
-    thresholds and the stacker are fitted (never on dev)."""
+    thresholds and the stacker are fitted (never on dev).
+
+    Example:
+
+        >>> train = Triples(["q"] * 20, [["a"]] * 20, ["a"] * 20, question_ids=list(range(20)))
+        >>> fit, calibration = calibration_split(train)
+        >>> len(fit), len(calibration)
+        (18, 2)
+
+    :param train: the train :class:`Triples` (with question ids).
+    :returns: ``(fit, calibration)``, 10% of the questions in calibration.
+    """
     return split_by_question(train, dev_fraction=CALIBRATION_FRACTION, seed=CALIBRATION_SEED)
 
 
@@ -163,7 +215,24 @@ def iter_jsonl_triples(path, *, need_label: bool = False) -> Iterator[TripleReco
 
 def load_jsonl_triples(path, *, need_label: bool = False) -> tuple[Triples, list]:
     """All the records of a JSONL triples file (see :func:`iter_jsonl_triples`): the triples
-    (question ids numbered over the whole file) and the parsed records (to write them back)."""
+    (question ids numbered over the whole file) and the parsed records (to write them back).
+
+    Example:
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "triples.jsonl")
+        >>> _ = open(path, "w").write(
+        ...     '{"question": "capital of France?", "reference": "Paris", "candidate": "Lyon", "label": 0}\\n')
+        >>> triples, records = load_jsonl_triples(path, need_label=True)
+        >>> triples.references, triples.labels.tolist(), records[0]["candidate"]
+        ([['Paris']], [0], 'Lyon')
+
+    :param path: a JSONL file (``-``: stdin) of ``question``, ``reference`` (a string or a list),
+        ``candidate`` and optional ``label`` and ``system``.
+    :param need_label: require a 0/1 ``label`` on every line.
+    :returns: ``(triples, records)``.
+    :raises qascore.errors.InputFormatError: naming the file and line of a bad record.
+    """
     q, refs, cands, labels, systems, records = [], [], [], [], [], []
     for row in iter_jsonl_triples(path, need_label=need_label):
         q.append(row.question)
@@ -203,6 +272,20 @@ def read_as2(path) -> list[As2Question]:
     sentence per row, rows of a question grouped by ``QuestionID``): a ``.tsv`` file, or any
     input not named ``.jsonl`` / ``.json`` (a pipe, ``-``) that opens with that header row.
     Labels are 0/1; anything else, a missing field or a short row names the file and line.
+
+    Example:
+
+        >>> import json, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "as2.jsonl")
+        >>> _ = open(path, "w").write(json.dumps({"question": "who wrote hamlet", "candidates": [
+        ...     {"sentence": "Shakespeare wrote Hamlet.", "label": 1},
+        ...     {"sentence": "Hamlet is a prince.", "label": 0}]}))
+        >>> read_as2(path)[0].labels
+        [1, 0]
+
+    :param path: a JSONL or WikiQA TSV file, or ``-``.
+    :returns: the questions, each an ``As2Question`` (question, sentences, labels, line).
+    :raises qascore.errors.InputFormatError: naming the file and line of a bad row.
     """
     name = str(path).removesuffix(".gz")
     if name.endswith(".tsv") or (not name.endswith((".jsonl", ".json"))  # a pipe or "-": by its header row
@@ -280,6 +363,28 @@ def load_as2_as_ava(path, *, construction: str = "pairs", seed: int = 13, max_pa
     negatives a question whose candidates are sentences of other questions (drawn with ``seed``):
     a reader must also rank text about something else low, which same-question sentences never
     teach.
+
+    Example:
+
+        >>> import json, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "as2.jsonl")
+        >>> _ = open(path, "w").write(json.dumps({"question": "who wrote hamlet", "candidates": [
+        ...     {"sentence": "Shakespeare wrote Hamlet.", "label": 1},
+        ...     {"sentence": "Hamlet is by Shakespeare.", "label": 1},
+        ...     {"sentence": "Hamlet is a prince.", "label": 0}]}))
+        >>> triples = load_as2_as_ava(path)
+        >>> triples.candidates[:2], triples.labels.tolist()
+        (['Hamlet is by Shakespeare.', 'Hamlet is a prince.'], [1, 0, 1, 0])
+
+    :param path: an AS2 file (see :func:`read_as2`).
+    :param construction: ``pairs``, ``one_reference`` or ``sentences``.
+    :param seed: the seed of every draw.
+    :param max_pairs_per_question: the most rows a question keeps, or None.
+    :param per_label: apply that cap to positives and negatives separately.
+    :param max_candidates: candidates per question under ``one_reference``, or None.
+    :param off_topic: negatives per question drawn from other questions' sentences.
+    :returns: labelled :class:`Triples`; ``dropped`` counts the questions left out.
+    :raises ValueError: for an unknown construction or an option that does not apply to it.
     """
     if construction not in AS2_CONSTRUCTIONS:
         raise ValueError(f"construction must be one of {AS2_CONSTRUCTIONS}, got {construction!r}")

@@ -35,7 +35,18 @@ class PointwiseResult:
 
 
 def pointwise(labels, predictions) -> PointwiseResult:
-    """P/R/F1 of the positive ('correct') class and accuracy; an empty class gives 0, not NaN."""
+    """P/R/F1 of the positive ('correct') class and accuracy; an empty class gives 0, not NaN.
+
+    Example:
+
+        >>> pointwise([1, 0, 1, 1], [1, 0, 0, 1])
+        PointwiseResult(precision=1.0, recall=0.6666666666666666, f1=0.8, accuracy=0.75, n=4)
+
+    :param labels: the human 0/1 labels.
+    :param predictions: the predicted 0/1 labels, one per label.
+    :returns: a ``PointwiseResult`` (precision, recall, f1, accuracy, n).
+    :raises ValueError: for values other than 0/1, different lengths, or no items.
+    """
     y = _binary(labels, "labels")
     p = _binary(predictions, "predictions")
     if y.shape != p.shape:
@@ -79,7 +90,19 @@ def system_accuracies(values, systems) -> dict:
 def ranking_metrics(scores, labels, groups) -> dict:
     """P@1, MAP and MRR of candidate lists ranked by ``scores`` (descending, stable), one list per
     group id; lists whose ``labels`` are all 0 or all 1 are skipped. ``labels`` are the relevance
-    used to score the ranking (gold labels, or AVA's predicted labels)."""
+    used to score the ranking (gold labels, or AVA's predicted labels).
+
+    Example:
+
+        >>> ranking_metrics([0.9, 0.2, 0.4, 0.8], [1, 0, 1, 0], ["q1", "q1", "q2", "q2"])
+        {'P@1': 0.5, 'MAP': 0.75, 'MRR': 0.75, 'questions': 2}
+
+    :param scores: the ranking score of each candidate (higher first).
+    :param labels: the 0/1 relevance of each candidate.
+    :param groups: the question (list) each candidate belongs to.
+    :returns: a dict of ``P@1``, ``MAP``, ``MRR`` and ``questions`` (the lists scored).
+    :raises ValueError: for inputs of different lengths or labels other than 0/1.
+    """
     scores, labels, group_list = _checked_sample(scores, labels, groups, "groups", probability=False)
     groups = np.asarray(group_list)
     p1, ap, rr = [], [], []
@@ -111,7 +134,19 @@ class Agreement:
 
 
 def agreement(estimated: dict, gold: dict) -> Agreement:
-    """RMSE (and std of the absolute errors) and Kendall tau-b between AVA's and the gold scores."""
+    """RMSE (and std of the absolute errors) and Kendall tau-b between AVA's and the gold scores.
+
+    Example:
+
+        >>> result = agreement({"a": 0.6, "b": 0.4, "c": 0.7}, {"a": 0.5, "b": 0.4, "c": 0.8})
+        >>> round(result.rmse, 4), result.kendall_tau, result.n_systems
+        (0.0816, 1.0, 3)
+
+    :param estimated: system -> estimated score (every system of ``gold``).
+    :param gold: system -> gold score.
+    :returns: an ``Agreement`` (rmse, std, kendall_tau, kendall_p, n_systems); tau is NaN for one system.
+    :raises KeyError: for a system of ``gold`` missing from ``estimated``.
+    """
     systems = list(gold)
     a = np.array([estimated[s] for s in systems])
     h = np.array([gold[s] for s in systems])
@@ -126,7 +161,19 @@ def agreement(estimated: dict, gold: dict) -> Agreement:
 
 def tune_threshold(probabilities, labels, systems) -> float:
     """The threshold (grid 0.01..0.99) minimising RMSE between estimated and gold system
-    accuracies; ties go to the threshold closest to 0.5."""
+    accuracies; ties go to the threshold closest to 0.5.
+
+    Example:
+
+        >>> tune_threshold([0.9, 0.2, 0.6, 0.4], [1, 0, 1, 0], ["a", "a", "b", "b"])
+        0.5
+
+    :param probabilities: p(correct) per triple.
+    :param labels: the human 0/1 label per triple.
+    :param systems: the system of each triple.
+    :returns: the threshold.
+    :raises ValueError: for inputs of different lengths, probabilities outside [0, 1] or labels other than 0/1.
+    """
     probabilities, labels, systems = _checked_sample(probabilities, labels, systems, "systems")
     gold = system_accuracies(labels, systems)
     best, best_key = 0.5, None
@@ -154,6 +201,23 @@ class SystemwiseReport:
 def systemwise_accuracy(
     probabilities, labels, systems, threshold: float, *, model_signature: str = ""
 ) -> SystemwiseReport:
+    """Each system's accuracy estimated by AVA (share of its triples at or above ``threshold``)
+    beside its gold accuracy (share labelled correct), and their agreement.
+
+    Example:
+
+        >>> report = systemwise_accuracy([0.9, 0.2, 0.6, 0.7], [1, 0, 1, 1], ["a", "a", "b", "b"], 0.5)
+        >>> report.gold, report.estimated, report.agreement.rmse
+        ({'a': 0.5, 'b': 1.0}, {'a': 0.5, 'b': 1.0}, 0.0)
+
+    :param probabilities: p(correct) per triple.
+    :param labels: the human 0/1 label per triple.
+    :param systems: the system of each triple.
+    :param threshold: the threshold in [0, 1].
+    :param model_signature: the model's signature, recorded in the report's.
+    :returns: a ``SystemwiseReport`` (gold, estimated, agreement, threshold, signature).
+    :raises ValueError: for inputs of different lengths or a threshold outside [0, 1].
+    """
     probabilities, labels, systems = _checked_sample(probabilities, labels, systems, "systems")
     check_real(threshold, "threshold", low=0.0, high=1.0)
     gold = system_accuracies(labels, systems)

@@ -37,6 +37,23 @@ class Ava(Metric):
     fraction judged correct: the system's estimated accuracy); an empty corpus gives 0.0 for both.
     Both models score each triple independently of its batch (the shipped ONNX model quantises
     activations with fixed ranges), so any split of a corpus gives the same figures.
+
+    Example:
+
+        >>> ava = Ava("linear")
+        >>> questions, references = ["capital of France?"] * 2, [["Paris"], ["Paris"]]
+        >>> ava.score(questions, references, ["Paris", "Lyon"])["label"].tolist()
+        [1, 0]
+        >>> ava.corpus_score(questions, references, ["Paris", "Lyon"])["correct"]
+        0.5
+
+    :param model: a model or judge spec, or a judge object (see above).
+    :param refs: ``max`` or ``mean``.
+    :param threshold: p(correct) at or above it is correct (default: the model's tuned one).
+    :param device: ``auto``, ``cpu`` or ``cuda`` (ONNX models).
+    :param n_jobs: threads (features or ONNX Runtime).
+    :raises ValueError: for an unknown spec or rule, or a threshold outside [0, 1].
+    :raises qascore.errors.MissingExtraError: for an ONNX model without the ``onnx`` extra.
     """
 
     name = "ava"

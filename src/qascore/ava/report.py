@@ -31,6 +31,25 @@ def evaluate_triples(model, triples: Triples, threshold: float | None = None, *,
     computed already; ``stages``, the stage that decided each triple (a staged judge's
     ``judge_stages``), adds the per-stage table. Kendall's tau of two systems with tied accuracies
     is NaN (``null`` in JSON).
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.ava import Triples, default_linear_model
+        >>> triples = Triples(["capital of France?"] * 2, [["Paris"], ["Paris"]], ["Paris", "Lyon"],
+        ...                   labels=np.array([1, 0]), systems=["a", "b"])
+        >>> report = evaluate_triples(default_linear_model(), triples)
+        >>> report["pointwise"]["accuracy"], report["systemwise"]["estimated"]
+        (1.0, {'a': 1.0, 'b': 0.0})
+
+    :param model: an AVA model or judge.
+    :param triples: labelled :class:`~qascore.ava.data.Triples`.
+    :param threshold: the threshold in [0, 1] (default: the model's).
+    :param probabilities: the model's probabilities of these triples, when computed already.
+    :param stages: the stage that decided each triple, for the per-stage table.
+    :returns: a JSON-ready dict (``pointwise``, ``threshold``, ``signature``, and ``systemwise``
+        and ``stages`` where they apply).
+    :raises ValueError: for triples without labels or a threshold outside [0, 1].
     """
     if triples.labels is None:
         raise ValueError("evaluation needs labelled triples")
@@ -52,7 +71,20 @@ def evaluate_triples(model, triples: Triples, threshold: float | None = None, *,
 
 
 def format_report(report: dict) -> str:
-    """The report of :func:`evaluate_triples` as a few lines of text."""
+    """The report of :func:`evaluate_triples` as a few lines of text.
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.ava import Triples, default_linear_model
+        >>> triples = Triples(["capital of France?"] * 2, [["Paris"], ["Paris"]], ["Paris", "Lyon"],
+        ...                   labels=np.array([1, 0]))
+        >>> print(format_report(evaluate_triples(default_linear_model(), triples)).splitlines()[0])
+        point-wise (threshold 0.36, n=2): precision 1.0000  recall 1.0000  F1 1.0000  accuracy 1.0000
+
+    :param report: a report of :func:`evaluate_triples`.
+    :returns: the text, lines joined by newlines.
+    """
     p = report["pointwise"]
     lines = [f"point-wise (threshold {report['threshold']:.2f}, n={p['n']}): precision {p['precision']:.4f}  "
              f"recall {p['recall']:.4f}  F1 {p['f1']:.4f}  accuracy {p['accuracy']:.4f}"]

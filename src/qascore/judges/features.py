@@ -37,6 +37,19 @@ def compute_features(questions, references, candidates, short_answers=None, *, n
     """(n, 4) float64 features for single-reference rows (``references[i]`` a string).
 
     ``short_answers[i]`` (a list of strings) replaces the reference in x1 when given.
+
+    Example:
+
+        >>> compute_features(["capital of France?"], ["Paris"], ["It is Paris."]).tolist()
+        [[1.0, 0.5, 0.0, 0.0]]
+
+    :param questions: the questions.
+    :param references: one reference string per question.
+    :param candidates: one candidate answer per question.
+    :param short_answers: optional lists of short answers that replace the reference in x1.
+    :param n_jobs: tokenising threads (None: the library's default).
+    :returns: an (n, 4) float64 array: is_included_s_t, sim_text_r_t, sim_text_r_q, sim_text_q_t.
+    :raises ValueError: for lists of different lengths.
     """
     n = check_lengths(questions, references, candidates)
     if short_answers is None:
