@@ -168,6 +168,25 @@ def read_articles(path, fmt: str = "auto", *, paragraphs: dict[str, str] | None 
     ``auto``: a folder is ``text``; ``.jsonl.gz`` is ``workbench``; ``.jsonl`` is ``original``;
     any other input (a pipe, standard input, another name) by its first character: ``[`` is
     ``workbench``, ``{`` is ``original``, anything else a CAR run (which needs ``paragraphs``).
+
+    Example:
+
+        >>> import json, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "sys1.jsonl")
+        >>> _ = open(path, "w").write(json.dumps(
+        ...     {"squid": "tqa2:q1", "title": "q1", "paragraphs": [{"para_body": [{"text": "Mars is red."}]}]}))
+        >>> articles = read_articles(path)
+        >>> articles.systems, articles.articles("sys1")
+        (['sys1'], {'q1': ['Mars is red.']})
+
+    :param path: a file, a folder of ``<query_id>.txt`` files, or ``-``.
+    :param fmt: ``auto``, ``original``, ``car``, ``workbench`` or ``text``.
+    :param paragraphs: paragraph texts by id (a CAR run names paragraphs by id).
+    :param top_k: paragraphs per query and system kept from a ranking.
+    :param strip_query_prefix: drop a ``prefix:`` from a CAR run's query ids.
+    :returns: the :class:`~qascore.exam.records.Articles`.
+    :raises ValueError: for an unknown format or a CAR run without ``paragraphs``.
+    :raises qascore.errors.InputFormatError: naming the file and line of a bad record.
     """
     p = Path(path)
     fmt = article_format(path, fmt)

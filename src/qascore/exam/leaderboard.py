@@ -54,6 +54,23 @@ def _finite_numbers(cells: list[str], path, lineno: int, what: str) -> list[floa
 
 
 def read_leaderboard(path, name: str | None = None) -> Leaderboard:
+    """An official leaderboard file: ``system score [stderr]`` a line (see the module).
+
+    Example:
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "official.txt")
+        >>> _ = open(path, "w").write("sys1 0.8 0.05\\nsys2 0.6\\n")
+        >>> board = read_leaderboard(path, name="official")
+        >>> board.systems, board.means.tolist(), board.standard_errors.tolist()
+        (('sys1', 'sys2'), [0.8, 0.6], [0.05, 0.0])
+
+    :param path: the file, or ``-``.
+    :param name: the leaderboard's name (default: the path).
+    :returns: a :class:`qascore.stats.Leaderboard` of final scores.
+    :raises qascore.errors.InputFormatError: for a line of another shape, a number that is not
+        finite, a negative standard error or a repeated system, naming the file and line.
+    """
     means: dict[str, float] = {}
     stderr: dict[str, float] = {}
     for lineno, line in iter_lines(path):
@@ -78,6 +95,19 @@ def read_leaderboard_table(path) -> dict[str, Leaderboard]:
     """One leaderboard per measure column of a TSV table (``system<TAB>measure...`` header first).
 
     Every row needs a finite number per measure; a duplicate system or fewer than two is an error.
+
+    Example:
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "table.tsv")
+        >>> _ = open(path, "w").write("system\\texam\\tn_exam\\nsys1\\t0.5\\t0.7\\nsys2\\t0.4\\t0.9\\n")
+        >>> boards = read_leaderboard_table(path)
+        >>> sorted(boards), boards["n_exam"].means.tolist()
+        (['exam', 'n_exam'], [0.7, 0.9])
+
+    :param path: the TSV file, or ``-``.
+    :returns: measure -> :class:`qascore.stats.Leaderboard`.
+    :raises qascore.errors.InputFormatError: naming the file and line of a bad row.
     """
     header: list[str] | None = None
     columns: dict[str, dict[str, float]] = {}

@@ -36,6 +36,19 @@ class Exam(Metric):
     ``null`` in JSON, when the gold answers nothing; unbounded above) and ``exam:<gold>``. A system
     missing from a batch counts 0 on that batch's queries (skipped), as :func:`evaluate` counts a
     missing article. With one batch every figure equals :func:`evaluate`'s to the last bit.
+
+    Example:
+
+        >>> from qascore.exam import Articles, ExamQuestion, LexicalSolver, QuestionBank
+        >>> bank = QuestionBank([
+        ...     ExamQuestion("q1", "1", "Which planet is known as the red planet?", {"A": "Venus", "B": "Mars"}, "B"),
+        ...     ExamQuestion("q1", "2", "What is the largest planet?", {"A": "Jupiter", "B": "Mercury"}, "A")])
+        >>> articles = Articles({"sys1": {"q1": ["Mars is called the red planet because of iron oxide."]},
+        ...                      "sys2": {"q1": ["Jupiter is the largest planet. Mars is red."]}})
+        >>> exam = Exam(LexicalSolver())
+        >>> score = exam.corpus_score(bank, articles)
+        >>> score["exam:sys1"], score["exam:sys2"]
+        (0.5, 1.0)
     """
 
     name = "exam"

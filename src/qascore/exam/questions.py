@@ -110,7 +110,24 @@ def write_simple_jsonl(bank: QuestionBank, path) -> None:
 
 
 def read_question_bank(path, fmt: str = "auto") -> QuestionBank:
-    """Read a bank by format name (``tqa``, ``workbench``, ``jsonl``) or guess it from the content."""
+    """Read a bank by format name (``tqa``, ``workbench``, ``jsonl``) or guess it from the content.
+
+    Example:
+
+        >>> import json, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "bank.jsonl")
+        >>> _ = open(path, "w").write(json.dumps({"query_id": "q1", "question_id": "1",
+        ...     "question": "Which planet is red?", "choices": {"A": "Venus", "B": "Mars"}, "key": "B"}))
+        >>> bank = read_question_bank(path)
+        >>> bank.query_ids, [q.key for q in bank]
+        (['q1'], ['B'])
+
+    :param path: a TQA JSON file, a workbench bank (JSONL, ``.gz``), our JSONL, or ``-``.
+    :param fmt: ``auto``, ``tqa``, ``workbench`` or ``jsonl``.
+    :returns: a :class:`~qascore.exam.records.QuestionBank`.
+    :raises ValueError: for an unknown format.
+    :raises qascore.errors.InputFormatError: naming the file and line of a bad record.
+    """
     readers = {"tqa": read_tqa_json, "workbench": read_workbench_bank, "jsonl": read_simple_jsonl}
     if fmt == "auto":
         fmt = _guess_bank_format(path)

@@ -14,6 +14,13 @@ class ExamQuestion:
 
     Multiple choice: ``choices`` maps a label to its text and ``key`` is the correct label.
     Free text: ``choices`` is empty and ``gold_answers`` lists the acceptable answers.
+
+    Example:
+
+        >>> ExamQuestion("q1", "1", "Which planet is red?", {"A": "Venus", "B": "Mars"}, "B").key
+        'B'
+        >>> ExamQuestion("q1", "2", "Who landed on the Moon first?", gold_answers=("Neil Armstrong",)).choices
+        {}
     """
 
     query_id: str
@@ -47,7 +54,18 @@ class ExamQuestion:
 
 
 class QuestionBank:
-    """Exam questions per query, in reading order; question ids are unique within a query."""
+    """Exam questions per query, in reading order; question ids are unique within a query.
+
+    Example:
+
+        >>> bank = QuestionBank([ExamQuestion("q1", "1", "Which planet is red?", {"A": "Venus", "B": "Mars"}, "B"),
+        ...                      ExamQuestion("q2", "1", "Largest planet?", {"A": "Jupiter", "B": "Mercury"}, "A")])
+        >>> bank.query_ids, len(bank)
+        (['q1', 'q2'], 2)
+
+    :param questions: the :class:`ExamQuestion` objects (each is validated).
+    :raises ValueError: for an invalid question or a question id repeated within a query.
+    """
 
     def __init__(self, questions: Iterable[ExamQuestion]):
         self._by_query: dict[str, list[ExamQuestion]] = {}
@@ -82,6 +100,14 @@ class Articles:
     """Articles of several systems: ``system -> query_id -> paragraphs`` (list of strings).
 
     An empty article (no paragraphs, or only empty paragraphs) is valid: it answers nothing.
+
+    Example:
+
+        >>> articles = Articles({"sys1": {"q1": ["Mars is the red planet."]}, "sys2": {"q1": []}})
+        >>> articles.systems, articles.articles("sys1")
+        (['sys1', 'sys2'], {'q1': ['Mars is the red planet.']})
+
+    :param by_system: optional ``system -> query_id -> paragraphs`` to start from.
     """
 
     def __init__(self, by_system: Mapping[str, Mapping[str, list[str]]] | None = None):

@@ -33,7 +33,20 @@ GOLD_SYSTEM = "<gold>"
 
 @dataclass(frozen=True)
 class QuestionRecord:
-    """How one system's article for one query fared on one question."""
+    """How one system's article for one query fared on one question.
+
+    Example:
+
+        >>> from qascore.exam import Articles, ExamQuestion, LexicalSolver, QuestionBank
+        >>> bank = QuestionBank([
+        ...     ExamQuestion("q1", "1", "Which planet is known as the red planet?", {"A": "Venus", "B": "Mars"}, "B"),
+        ...     ExamQuestion("q1", "2", "What is the largest planet?", {"A": "Jupiter", "B": "Mercury"}, "A")])
+        >>> articles = Articles({"sys1": {"q1": ["Mars is called the red planet because of iron oxide."]},
+        ...                      "sys2": {"q1": ["Jupiter is the largest planet. Mars is red."]}})
+        >>> record = grade(bank, articles, LexicalSolver())[0]
+        >>> record.system, record.question_id, record.answer, record.correct
+        ('sys1', '1', 'B', True)
+    """
 
     system: str
     query_id: str
@@ -46,6 +59,22 @@ class QuestionRecord:
 
 @dataclass
 class SystemScore:
+    """One system's EXAM (macro mean over the bank's queries) with its standard error and per-query
+    scores, and its n-EXAM scores where they were computed.
+
+    Example:
+
+        >>> from qascore.exam import Articles, ExamQuestion, LexicalSolver, QuestionBank
+        >>> bank = QuestionBank([
+        ...     ExamQuestion("q1", "1", "Which planet is known as the red planet?", {"A": "Venus", "B": "Mars"}, "B"),
+        ...     ExamQuestion("q1", "2", "What is the largest planet?", {"A": "Jupiter", "B": "Mercury"}, "A")])
+        >>> articles = Articles({"sys1": {"q1": ["Mars is called the red planet because of iron oxide."]},
+        ...                      "sys2": {"q1": ["Jupiter is the largest planet. Mars is red."]}})
+        >>> score = evaluate(bank, articles, LexicalSolver()).systems["sys2"]
+        >>> score.exam, score.per_query, score.n_exam_cover
+        (1.0, {'q1': 1.0}, 1.0)
+    """
+
     system: str
     exam: float
     exam_stderr: float
@@ -58,6 +87,21 @@ class SystemScore:
 
 @dataclass
 class ExamResult:
+    """Every system's :class:`SystemScore`, the graded records, the gold's score and the signature.
+
+    Example:
+
+        >>> from qascore.exam import Articles, ExamQuestion, LexicalSolver, QuestionBank
+        >>> bank = QuestionBank([
+        ...     ExamQuestion("q1", "1", "Which planet is known as the red planet?", {"A": "Venus", "B": "Mars"}, "B"),
+        ...     ExamQuestion("q1", "2", "What is the largest planet?", {"A": "Jupiter", "B": "Mercury"}, "A")])
+        >>> articles = Articles({"sys1": {"q1": ["Mars is called the red planet because of iron oxide."]},
+        ...                      "sys2": {"q1": ["Jupiter is the largest planet. Mars is red."]}})
+        >>> result = evaluate(bank, articles, LexicalSolver())
+        >>> [s.system for s in result.leaderboard()], len(result.records)
+        (['sys2', 'sys1'], 4)
+    """
+
     systems: dict[str, SystemScore]
     records: list[QuestionRecord]
     gold: SystemScore | None
@@ -165,6 +209,27 @@ def grade(bank: QuestionBank, articles: Articles, solver: Solver, *, judge: Judg
 
     ``unknown_queries``: an article for a query the bank does not know is an error (``"error"``) or is
     left out (``"ignore"``). Queries of the bank a system has no article for count as skipped.
+
+    Example:
+
+        >>> from qascore.exam import Articles, ExamQuestion, LexicalSolver, QuestionBank
+        >>> bank = QuestionBank([
+        ...     ExamQuestion("q1", "1", "Which planet is known as the red planet?", {"A": "Venus", "B": "Mars"}, "B"),
+        ...     ExamQuestion("q1", "2", "What is the largest planet?", {"A": "Jupiter", "B": "Mercury"}, "A")])
+        >>> articles = Articles({"sys1": {"q1": ["Mars is called the red planet because of iron oxide."]},
+        ...                      "sys2": {"q1": ["Jupiter is the largest planet. Mars is red."]}})
+        >>> [(r.system, r.question_id, r.correct) for r in grade(bank, articles, LexicalSolver())]
+        [('sys1', '1', True), ('sys1', '2', False), ('sys2', '1', True), ('sys2', '2', True)]
+
+    :param bank: the :class:`~qascore.exam.records.QuestionBank`.
+    :param articles: the systems' :class:`~qascore.exam.records.Articles`.
+    :param solver: the :class:`~qascore.exam.solvers.base.Solver` that answers.
+    :param judge: the judge of free-text answers (None: the shipped AVA judge, loaded when needed).
+    :param unknown_queries: ``error`` or ``ignore``.
+    :param progress: an optional callable told of each batch done.
+    :returns: one :class:`QuestionRecord` per (system, question).
+    :raises TypeError: for a bank or articles of the wrong type.
+    :raises ValueError: for articles of unknown queries under ``unknown_queries="error"``.
     """
     check_choice(unknown_queries, UNKNOWN_QUERIES, "unknown_queries")
     for value, kind, name in ((bank, QuestionBank, "bank"), (articles, Articles, "articles")):
@@ -256,7 +321,26 @@ class ExamTotals:
 
 def exam_scores(bank: QuestionBank, records: list[QuestionRecord], *, gold_records=None,
                 settings: dict | None = None) -> ExamResult:
-    """Aggregate records into EXAM, n-EXAM (gold, when gold records are given) and EXAM-Cover n-EXAM."""
+    """Aggregate records into EXAM, n-EXAM (gold, when gold records are given) and EXAM-Cover n-EXAM.
+
+    Example:
+
+        >>> from qascore.exam import Articles, ExamQuestion, LexicalSolver, QuestionBank
+        >>> bank = QuestionBank([
+        ...     ExamQuestion("q1", "1", "Which planet is known as the red planet?", {"A": "Venus", "B": "Mars"}, "B"),
+        ...     ExamQuestion("q1", "2", "What is the largest planet?", {"A": "Jupiter", "B": "Mercury"}, "A")])
+        >>> articles = Articles({"sys1": {"q1": ["Mars is called the red planet because of iron oxide."]},
+        ...                      "sys2": {"q1": ["Jupiter is the largest planet. Mars is red."]}})
+        >>> result = exam_scores(bank, grade(bank, articles, LexicalSolver()))
+        >>> {system: score.exam for system, score in result.systems.items()}
+        {'sys1': 0.5, 'sys2': 1.0}
+
+    :param bank: the :class:`~qascore.exam.records.QuestionBank` the records answer.
+    :param records: the systems' :class:`QuestionRecord` objects (from :func:`grade`).
+    :param gold_records: the gold articles' records, for n-EXAM (gold).
+    :param settings: the settings the signature records.
+    :returns: an :class:`ExamResult`.
+    """
     totals = ExamTotals(bank).add(records)
     if gold_records is not None:
         totals.add(gold_records, gold=True)
@@ -274,7 +358,31 @@ def check_gold(articles_systems, gold: Articles) -> None:
 def evaluate(bank: QuestionBank, articles: Articles, solver: Solver, *, gold: Articles | None = None,
              judge: Judge | None = None, unknown_queries: str = "error", progress=None) -> ExamResult:
     """Grade all systems (and the gold articles, if given) with one solver and aggregate; free-text
-    answers are graded by ``judge`` (the shipped AVA model by default)."""
+    answers are graded by ``judge`` (the shipped AVA model by default).
+
+    Example:
+
+        >>> from qascore.exam import Articles, ExamQuestion, LexicalSolver, QuestionBank
+        >>> bank = QuestionBank([
+        ...     ExamQuestion("q1", "1", "Which planet is known as the red planet?", {"A": "Venus", "B": "Mars"}, "B"),
+        ...     ExamQuestion("q1", "2", "What is the largest planet?", {"A": "Jupiter", "B": "Mercury"}, "A")])
+        >>> articles = Articles({"sys1": {"q1": ["Mars is called the red planet because of iron oxide."]},
+        ...                      "sys2": {"q1": ["Jupiter is the largest planet. Mars is red."]}})
+        >>> result = evaluate(bank, articles, LexicalSolver())
+        >>> {system: score.exam for system, score in result.systems.items()}
+        {'sys1': 0.5, 'sys2': 1.0}
+
+    :param bank: the :class:`~qascore.exam.records.QuestionBank`.
+    :param articles: the systems' :class:`~qascore.exam.records.Articles`.
+    :param solver: the :class:`~qascore.exam.solvers.base.Solver` that answers.
+    :param gold: gold articles (one system), for n-EXAM (gold).
+    :param judge: the judge of free-text answers (None: the shipped AVA judge, loaded when needed).
+    :param unknown_queries: ``error`` or ``ignore``.
+    :param progress: an optional callable told of each batch done.
+    :returns: an :class:`ExamResult`.
+    :raises ValueError: for articles of unknown queries under ``unknown_queries="error"``, or gold
+        articles of more than one system.
+    """
     gold_records = None
     if gold is not None:
         check_gold(articles.systems, gold)

@@ -22,7 +22,13 @@ class SolverAnswer:
     """``label``: the chosen choice (None = abstained). ``text``: the answer of a free-text question.
     ``alternatives``: further answers to a free-text question, in the solver's order of preference;
     the question is answered right when the judge accepts ``text`` or any of them, and the first one
-    accepted becomes the answer (``free_text="any-paragraph"``)."""
+    accepted becomes the answer (``free_text="any-paragraph"``).
+
+    Example:
+
+        >>> SolverAnswer("B", 0.8).answered, SolverAnswer(None, 0.0).answered
+        (True, False)
+    """
 
     label: str | None
     confidence: float
@@ -38,7 +44,18 @@ ABSTAIN = SolverAnswer(None, 0.0)
 
 
 class Solver(ABC):
-    """Answers exam questions from articles. Subclasses set ``name`` and ``settings()``."""
+    """Answers exam questions from articles. Subclasses set ``name`` and ``settings()``.
+
+    Example:
+
+        >>> class FirstChoice(Solver):
+        ...     name = "first-choice"
+        ...     def solve(self, articles, questions):
+        ...         return [[SolverAnswer(min(q.choices), 1.0) for q in qs] for qs in questions]
+        >>> from qascore.exam import ExamQuestion
+        >>> FirstChoice().solve([["any text"]], [[ExamQuestion("q1", "1", "?", {"A": "x", "B": "y"}, "B")]])
+        [[SolverAnswer(label='A', confidence=1.0, text=None, alternatives=())]]
+    """
 
     name: str = "solver"
 

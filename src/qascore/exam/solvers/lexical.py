@@ -107,6 +107,23 @@ class LexicalSolver(Solver):
     paragraph of the article, that one first (``free_text="any-paragraph"``, the default): the judge
     then reads each paragraph as an answer and the question is answered when it accepts any, so an
     answer sharing no word with its question ("16") is found too.
+
+    Example:
+
+        >>> from qascore.exam import ExamQuestion
+        >>> question = ExamQuestion("q1", "1", "Which planet is known as the red planet?",
+        ...                         {"A": "Venus", "B": "Mars"}, "B")
+        >>> [[answer]] = LexicalSolver().solve([["Mars is called the red planet because of iron oxide."]], [[question]])
+        >>> answer.label, round(answer.confidence, 2)
+        ('B', 0.65)
+
+    :param margin: how much the best choice must beat the runner-up by (0: any lead).
+    :param stem: Porter-stem the terms.
+    :param idf_corpus: texts that fix the idf, instead of pooling the batch's paragraphs.
+    :param free_text: ``any-paragraph``, ``paragraph`` or ``sentence`` (a free-text question's answer).
+    :param n_jobs: threads (None: the library's default).
+    :param idf_statistics: a filled :class:`PooledDocumentFrequency` that gives the pooled idf ahead.
+    :raises ValueError: for a negative margin, an unknown ``free_text``, or both idf sources.
     """
 
     name = "lexical"
