@@ -59,7 +59,17 @@ class Question:
 
 @dataclass
 class AnswerKey:
-    """Questions in file order; ``pyramid`` tells which scoring the key supports."""
+    """Questions in file order; ``pyramid`` tells which scoring the key supports.
+
+    Example:
+
+        >>> from qascore.nuggets import AnswerKey, Run
+        >>> from qascore.nuggets.formats import Nugget, Question
+        >>> key = AnswerKey({"1": Question("1", "Hamlet", [Nugget("1", "1", "written by Shakespeare", "vital"),
+        ...                                                Nugget("1", "2", "prince of Denmark", "okay")])})
+        >>> len(key), key.questions["1"].nugget("2").importance
+        (1, 'okay')
+    """
 
     questions: dict[str, Question]
     pyramid: bool = False
@@ -85,7 +95,23 @@ def _parse_weight(text: str, path, lineno: int) -> float:
 
 
 def read_answer_key(path) -> AnswerKey:
-    """Read a vital/okay answer key (with ``Qid`` headers) or a pyramid key (tab-separated weights)."""
+    """Read a vital/okay answer key (with ``Qid`` headers) or a pyramid key (tab-separated weights).
+
+    Example:
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "key.txt")
+        >>> _ = open(path, "w").write("Qid 1: Hamlet\\n1 1\\tvital\\twritten by Shakespeare\\n"
+        ...                           "1 2\\tokay\\tprince of Denmark\\n")
+        >>> key = read_answer_key(path)
+        >>> [(n.nugget_id, n.importance) for n in key.questions["1"].nuggets], key.pyramid
+        ([('1', 'vital'), ('2', 'okay')], False)
+
+    :param path: the key file, or ``-``.
+    :returns: an :class:`AnswerKey`.
+    :raises qascore.errors.InputFormatError: naming the file and line of a malformed line, a repeated
+        nugget, or a file that mixes the two kinds.
+    """
     questions: dict[str, Question] = {}
     seen: dict[tuple[str, str], int] = {}
     kind = None  # "key" or "pyramid": one file holds one kind
@@ -172,7 +198,16 @@ class Response:
 
 @dataclass
 class Run:
-    """One system's responses, per question in file order."""
+    """One system's responses, per question in file order.
+
+    Example:
+
+        >>> run = Run("sys1")
+        >>> run.add("1", "doc1", "Shakespeare wrote the play")
+        Response(qid='1', run_tag='sys1', item=1, docid='doc1', text='Shakespeare wrote the play')
+        >>> len(run.responses["1"])
+        1
+    """
 
     tag: str
     responses: dict[str, list[Response]] = field(default_factory=dict)
@@ -203,7 +238,21 @@ def _run_lines(path) -> Iterator[tuple[str, str, str, str]]:
 
 
 def read_runs(path) -> dict[str, Run]:
-    """Read a run file (it may hold several run tags): run tag -> Run."""
+    """Read a run file (it may hold several run tags): run tag -> Run.
+
+    Example:
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "runs.txt")
+        >>> _ = open(path, "w").write("1 sys1 doc1 Shakespeare wrote the play\\n1 sys2 NIL\\n")
+        >>> runs = read_runs(path)
+        >>> sorted(runs), runs["sys2"].responses["1"][0].text
+        (['sys1', 'sys2'], '')
+
+    :param path: the run file, or ``-``.
+    :returns: run tag -> :class:`Run`, in file order.
+    :raises qascore.errors.InputFormatError: naming the file and line of a malformed line.
+    """
     runs: dict[str, Run] = {}
     for qid, tag, docid, text in _run_lines(path):
         runs.setdefault(tag, Run(tag)).add(qid, docid, text)
@@ -259,6 +308,14 @@ class Judgements:
     """Judged runs: each run's responses plus, per (run tag, qid), item -> nugget ids assigned.
 
     Comments (assessment files) are kept per (tag, qid, item, nugget) so writers can round-trip them.
+
+    Example:
+
+        >>> run = Run("sys1")
+        >>> _ = run.add("1", "doc1", "Shakespeare wrote the play")
+        >>> judged = Judgements({"sys1": run}, {("sys1", "1"): {1: ["1"]}})
+        >>> judged.nuggets_of("sys1", "1", 1)
+        ['1']
     """
 
     runs: dict[str, Run] = field(default_factory=dict)
@@ -273,6 +330,18 @@ def read_judgements(path) -> Judgements:
 
     A line with exactly four fields whose last is an integer is a nugget line; it must name an item
     already listed for its (question, run), and after it that block takes no further items.
+
+    Example:
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "judged.txt")
+        >>> _ = open(path, "w").write("1 sys1 1 doc1 Shakespeare wrote the play\\n1 sys1 1 1\\n")
+        >>> read_judgements(path).assigned
+        {('sys1', '1'): {1: ['1']}}
+
+    :param path: the judgement file, or ``-``.
+    :returns: the :class:`Judgements`.
+    :raises qascore.errors.InputFormatError: naming the file and line of a malformed line.
     """
     judged = Judgements()
     closed: set[tuple[str, str]] = set()
@@ -315,7 +384,23 @@ def read_judgements(path) -> Judgements:
 
 def write_judgements(judged: Judgements, path, comments: dict | None = None) -> None:
     """Write the two-part layout. ``comments[(tag, qid, item, nugget)]`` adds a ``#`` line before a
-    nugget line (assessment files say there why the nugget was guessed)."""
+    nugget line (assessment files say there why the nugget was guessed).
+
+    Example:
+
+        >>> import os, tempfile
+        >>> run = Run("sys1")
+        >>> _ = run.add("1", "doc1", "Shakespeare wrote the play")
+        >>> path = os.path.join(tempfile.mkdtemp(), "judged.txt")
+        >>> write_judgements(Judgements({"sys1": run}, {("sys1", "1"): {1: ["1"]}}), path)
+        >>> print(open(path).read().strip())
+        1 sys1 1 doc1 Shakespeare wrote the play
+        1 sys1 1 1
+
+    :param judged: the :class:`Judgements` to write.
+    :param path: the output file, or ``-`` for stdout (a file is replaced only when complete).
+    :param comments: optional ``#`` comments per (tag, qid, item, nugget).
+    """
     with open_output(path) as out:
         out.write(judgement_lines(judged, comments))
 
@@ -359,7 +444,23 @@ class RagTopic:
 
 def read_rag_assignments(path) -> list[RagTopic]:
     """Read nugget-assignment JSONL (nuggetizer output). Malformed *labels* are kept as written
-    (they are data, see :mod:`qascore.nuggets.rag`); malformed *structure* is an error."""
+    (they are data, see :mod:`qascore.nuggets.rag`); malformed *structure* is an error.
+
+    Example:
+
+        >>> import json, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "assignments.jsonl")
+        >>> _ = open(path, "w").write(json.dumps({"qid": "1", "answer_text": "Shakespeare wrote Hamlet.",
+        ...     "nuggets": [{"text": "Shakespeare", "importance": "vital", "assignment": "support"}]}))
+        >>> [topic] = read_rag_assignments(path)
+        >>> topic.qid, topic.nuggets[0].assignment
+        ('1', 'support')
+
+    :param path: the JSONL file, or ``-``.
+    :returns: the topics, each a ``RagTopic``, in file order.
+    :raises qascore.errors.InputFormatError: naming the file and line of a malformed record or a
+        repeated topic.
+    """
     return list(iter_rag_assignments(path))
 
 

@@ -27,7 +27,26 @@ _FIGURES = ("f", "recall", "precision")
 
 
 class NuggetF(Metric):
-    """Nugget F(beta) of a run against an answer key (vital recall, or pyramid recall for a pyramid key)."""
+    """Nugget F(beta) of a run against an answer key (vital recall, or pyramid recall for a pyramid key).
+
+    ``score(matched, responses)`` takes the nugget ids matched per question and the run's responses
+    (their length sets the precision); one row per question.
+
+    Example:
+
+        >>> from qascore.nuggets import AnswerKey, Run
+        >>> from qascore.nuggets.formats import Nugget, Question
+        >>> key = AnswerKey({"1": Question("1", "Hamlet", [Nugget("1", "1", "written by Shakespeare", "vital"),
+        ...                                                Nugget("1", "2", "prince of Denmark", "okay")])})
+        >>> run = Run("sys1")
+        >>> _ = run.add("1", "doc1", "Shakespeare wrote the play")
+        >>> NuggetF(key).corpus_score({"1": ["1"]}, run.responses)["f"]
+        1.0
+
+    :param key: the :class:`~qascore.nuggets.formats.AnswerKey`.
+    :param beta: recall's weight in F (3 after 2003, 5 in 2003's "other" questions).
+    :raises ValueError: for a key without questions or a negative beta.
+    """
 
     name = "nugget-f"
 

@@ -105,6 +105,22 @@ class Nuggeteer:
     nugget counts as one of the question's nuggets G in informativeness (True: |G| = key nuggets + 1
     and the null nugget's n-grams count as "other nuggets"; False: the paper's G, the key's nuggets
     only); ``threshold`` the global acceptance threshold.
+
+    Example:
+
+        >>> from qascore.nuggets import AnswerKey, Run
+        >>> from qascore.nuggets.formats import Nugget, Question
+        >>> key = AnswerKey({"1": Question("1", "Hamlet", [Nugget("1", "1", "written by Shakespeare", "vital"),
+        ...                                                Nugget("1", "2", "prince of Denmark", "okay")])})
+        >>> run = Run("sys1")
+        >>> _ = run.add("1", "doc1", "Shakespeare wrote the play")
+        >>> other = Run("sys2")
+        >>> _ = other.add("1", "doc2", "a play about a prince of Denmark")
+        >>> [(score.run_tag, score.mean) for score in Nuggeteer(key, stem=True).score([run, other], beta=3)]
+        [('sys1', 1.0), ('sys2', 0.0)]
+
+    :raises ValueError: for an unknown weighting or idf source, ``n`` outside 1-3, or a threshold
+        outside [0, 1].
     """
 
     def __init__(self, key: AnswerKey, *, judgements: Judgements | None = None, learn_from_judgements: bool = True,
@@ -316,6 +332,26 @@ class Nuggeteer:
 
 
 def score_assignment(key: AnswerKey, assignment: RunAssignment, beta: float) -> RunScore:
+    """The official F of one run under Nuggeteer's assignment, with Nuggeteer's 95% interval
+    (mean +- 1.96 standard errors over questions) when there are two questions or more.
+
+    Example:
+
+        >>> from qascore.nuggets import AnswerKey, Run
+        >>> from qascore.nuggets.formats import Nugget, Question
+        >>> key = AnswerKey({"1": Question("1", "Hamlet", [Nugget("1", "1", "written by Shakespeare", "vital"),
+        ...                                                Nugget("1", "2", "prince of Denmark", "okay")])})
+        >>> run = Run("sys1")
+        >>> _ = run.add("1", "doc1", "Shakespeare wrote the play")
+        >>> [assignment] = Nuggeteer(key, stem=True).assign([run])
+        >>> assignment.matched(), score_assignment(key, assignment, 3).mean
+        ({'1': ['1']}, 1.0)
+
+    :param key: the :class:`~qascore.nuggets.formats.AnswerKey`.
+    :param assignment: a ``RunAssignment`` of :meth:`Nuggeteer.assign`.
+    :param beta: recall's weight in F.
+    :returns: a :class:`~qascore.nuggets.official.RunScore`.
+    """
     score = score_run(
         key, assignment.run.tag, assignment.matched(), assignment.run.responses, beta=beta, method="nuggeteer"
     )

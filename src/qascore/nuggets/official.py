@@ -89,7 +89,20 @@ def score_question(
 
 @dataclass
 class RunScore:
-    """Per-question scores of one run and their macro mean over the key's questions."""
+    """Per-question scores of one run and their macro mean over the key's questions.
+
+    Example:
+
+        >>> from qascore.nuggets import AnswerKey, Run
+        >>> from qascore.nuggets.formats import Nugget, Question
+        >>> key = AnswerKey({"1": Question("1", "Hamlet", [Nugget("1", "1", "written by Shakespeare", "vital"),
+        ...                                                Nugget("1", "2", "prince of Denmark", "okay")])})
+        >>> run = Run("sys1")
+        >>> _ = run.add("1", "doc1", "Shakespeare wrote the play")
+        >>> score = score_run(key, "sys1", {"1": ["1"]}, run.responses, beta=3)
+        >>> score.mean, score.questions["1"].vital_matched
+        (1.0, 1)
+    """
 
     run_tag: str
     questions: dict[str, QuestionScore]
@@ -112,6 +125,29 @@ def score_run(
     beta: float,
     method: str = "judged",
 ) -> RunScore:
+    """The official nugget F of one run from the nuggets matched per question: recall of the vital
+    (or pyramid-weighted) nuggets, length allowance precision, F(beta), macro mean over the key.
+
+    Example:
+
+        >>> from qascore.nuggets import AnswerKey, Run
+        >>> from qascore.nuggets.formats import Nugget, Question
+        >>> key = AnswerKey({"1": Question("1", "Hamlet", [Nugget("1", "1", "written by Shakespeare", "vital"),
+        ...                                                Nugget("1", "2", "prince of Denmark", "okay")])})
+        >>> run = Run("sys1")
+        >>> _ = run.add("1", "doc1", "Shakespeare wrote the play")
+        >>> score_run(key, "sys1", {"1": ["1", "2"]}, run.responses, beta=3).questions["1"].recall
+        1.0
+
+    :param key: the :class:`~qascore.nuggets.formats.AnswerKey`.
+    :param run_tag: the run's tag.
+    :param matched: qid -> the ids of the nuggets matched.
+    :param responses: qid -> the run's responses (their length sets the precision).
+    :param beta: recall's weight in F.
+    :param method: how the nuggets were matched, for the signature.
+    :returns: a :class:`RunScore`.
+    :raises ValueError: for a nugget id the key does not hold, or a negative beta.
+    """
     """Score one run: ``matched[qid]`` nugget ids, ``responses[qid]`` the run's items (for lengths)."""
     unknown = sorted(set(responses) - set(key.questions) | set(matched) - set(key.questions))
     per_question = {}
@@ -123,7 +159,26 @@ def score_run(
 
 
 def score_judged_runs(key: AnswerKey, judged: Judgements, *, beta: float) -> dict[str, RunScore]:
-    """Official scores of every run in a judgement file."""
+    """Official scores of every run in a judgement file.
+
+    Example:
+
+        >>> from qascore.nuggets import AnswerKey, Run
+        >>> from qascore.nuggets.formats import Nugget, Question
+        >>> key = AnswerKey({"1": Question("1", "Hamlet", [Nugget("1", "1", "written by Shakespeare", "vital"),
+        ...                                                Nugget("1", "2", "prince of Denmark", "okay")])})
+        >>> run = Run("sys1")
+        >>> _ = run.add("1", "doc1", "Shakespeare wrote the play")
+        >>> from qascore.nuggets import Judgements
+        >>> scores = score_judged_runs(key, Judgements({"sys1": run}, {("sys1", "1"): {1: ["1"]}}), beta=3)
+        >>> scores["sys1"].mean
+        1.0
+
+    :param key: the :class:`~qascore.nuggets.formats.AnswerKey`.
+    :param judged: the :class:`~qascore.nuggets.formats.Judgements`.
+    :param beta: recall's weight in F.
+    :returns: run tag -> :class:`RunScore`.
+    """
     scores = {}
     for tag, run in judged.runs.items():
         matched = {

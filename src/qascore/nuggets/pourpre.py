@@ -56,6 +56,29 @@ class UnigramMatcher:
 
 
 class Pourpre(UnigramMatcher):
+    """Pourpre (Lin and Demner-Fushman 2005): a response carries a nugget by its idf-weighted unigram
+    overlap with the description; ``score(runs, beta=...)`` gives each run's official F with the
+    nuggets' recall as their credit.
+
+    Example:
+
+        >>> from qascore.nuggets import AnswerKey, Run
+        >>> from qascore.nuggets.formats import Nugget, Question
+        >>> key = AnswerKey({"1": Question("1", "Hamlet", [Nugget("1", "1", "written by Shakespeare", "vital"),
+        ...                                                Nugget("1", "2", "prince of Denmark", "okay")])})
+        >>> run = Run("sys1")
+        >>> _ = run.add("1", "doc1", "Shakespeare wrote the play")
+        >>> [score] = Pourpre(key).score([run], beta=3)
+        >>> round(score.mean, 4)
+        0.1862
+
+    :param key: the :class:`~qascore.nuggets.formats.AnswerKey`.
+    :param weighting: ``idf`` or ``count``.
+    :param stem: Porter-stem the terms.
+    :param stopwords: remove stopwords.
+    :param idf: an :class:`~qascore.nuggets.terms.IdfTable`, or None for the responses scored.
+    """
+
     def __init__(
         self,
         key: AnswerKey,

@@ -129,7 +129,22 @@ class RagTotals:
 def rag_scores(topics: list[RagTopic], *, judge: str | None = None) -> RagScores:
     """Per-topic scores and their mean (the ``qid: all`` line); ``judge``: the signature of the
     judge that made the assignments (:mod:`qascore.nuggets.judged`), None for the file's own.
-    For inputs too large to hold, :class:`RagTotals` takes the topics a run at a time."""
+    For inputs too large to hold, :class:`RagTotals` takes the topics a run at a time.
+
+    Example:
+
+        >>> from qascore.nuggets.formats import RagNugget, RagTopic
+        >>> topic = RagTopic("1", "Shakespeare wrote Hamlet around 1600.",
+        ...                  (RagNugget("Shakespeare", "vital", "support"),
+        ...                   RagNugget("1600", "okay", "partial_support")))
+        >>> scores = rag_scores([topic])
+        >>> scores.mean["vital_score"], scores.mean["all_score"], scores.mean["strict_all_score"]
+        (1.0, 0.75, 0.5)
+
+    :param topics: the ``RagTopic`` objects (e.g. of :func:`~qascore.nuggets.formats.read_rag_assignments`).
+    :param judge: the signature of the judge that made the assignments, or None.
+    :returns: a ``RagScores`` (per-topic rows, the mean, malformed-label counts, signature).
+    """
     totals = RagTotals(judge=judge)
     rows = totals.add(topics)
     return RagScores(rows, totals.mean(), totals.malformed_labels, totals.signature)
