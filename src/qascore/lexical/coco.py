@@ -26,8 +26,20 @@ _TINY = 1e-15
 _SMALL = 1e-9
 
 
+__all__ = ["CocoBleu", "MsMarcoScores", "coco_bleu", "coco_rouge_l", "score_msmarco"]
+
+
 @dataclass
 class CocoBleu:
+    """coco-caption's cumulative BLEU-1..N with the n-gram sums behind them.
+
+    Example:
+
+        >>> result = coco_bleu(["the cat sat on the mat"], [["a cat sat on the mat"]])
+        >>> [round(b, 4) for b in result.bleu], result.correct, result.guess
+        ([0.8333, 0.8165, 0.7937, 0.7598], [5, 4, 3, 2], [6, 5, 4, 3])
+    """
+
     bleu: list  # BLEU-1 .. BLEU-N, cumulative
     correct: list
     guess: list
@@ -69,12 +81,40 @@ def coco_bleu_of_counts(correct: list[int], guess: list[int], testlen: int, refl
 
 
 def coco_bleu(candidates, references, max_order: int = 4, n_jobs: int | None = None) -> CocoBleu:
+    """coco-caption's ``Bleu`` (closest reference length, whitespace tokens) of candidates against
+    their references, the corpus BLEU-1..``max_order``.
+
+    Example:
+
+        >>> round(coco_bleu(["the cat sat on the mat"], [["a cat sat on the mat"]]).bleu[-1], 4)
+        0.7598
+
+    :param candidates: one text per segment.
+    :param references: per segment, a list of reference texts.
+    :param max_order: the longest n-gram.
+    :param n_jobs: threads (None: the library's default).
+    :returns: a :class:`CocoBleu`.
+    :raises ValueError: for candidates and references of different lengths.
+    """
     """coco-caption ``Bleu(max_order).compute_score`` corpus values (``option='closest'``)."""
     return coco_bleu_of_counts(*coco_bleu_counts(candidates, references, max_order, n_jobs))
 
 
 def coco_rouge_l(candidates, references, beta: float = 1.2, n_jobs: int | None = None) -> np.ndarray:
-    """coco-caption ``Rouge`` per-segment ROUGE-L (mean them for the corpus value)."""
+    """coco-caption ``Rouge`` per-segment ROUGE-L (mean them for the corpus value).
+
+    Example:
+
+        >>> coco_rouge_l(["the cat sat on the mat"], [["a cat sat on the mat"]]).round(4).tolist()
+        [0.8333]
+
+    :param candidates: one text per segment.
+    :param references: per segment, a list of reference texts (the best one counts).
+    :param beta: recall's weight in F (coco-caption's 1.2).
+    :param n_jobs: threads (None: the library's default).
+    :returns: a float64 array, one ROUGE-L per segment.
+    :raises ValueError: for candidates and references of different lengths.
+    """
     from .._kernels.lcs import lcs_lengths
 
     seg = segment_lines(candidates, references)
@@ -91,6 +131,17 @@ def coco_rouge_l(candidates, references, beta: float = 1.2, n_jobs: int | None =
 
 @dataclass
 class MsMarcoScores:
+    """MS MARCO's ROUGE-L and BLEU-1..N, the coco n-gram sums and per-query ROUGE-L.
+
+    Example:
+
+        >>> from qascore.lexical.formats import MsMarcoRecord
+        >>> scores = score_msmarco({1: MsMarcoRecord(1, ("a cat sat on the mat",), "-", 1)},
+        ...                        {1: MsMarcoRecord(1, ("the cat sat on the mat",), "-", 1)})
+        >>> round(scores.to_dict()["ROUGE-L"], 4), scores.n_scored
+        (0.8333, 1)
+    """
+
     rouge_l: float
     bleu: list
     n_scored: int
@@ -170,6 +221,27 @@ def score_msmarco(candidates: dict, references: dict, *, lowercase: bool = True,
     The official script tokenises with spaCy before scoring; here the text is lower-cased and split
     on whitespace, so feed spaCy-tokenised text (tokens joined by spaces) for its exact numbers.
     For inputs too large to hold, :class:`MsMarcoTotals` takes the queries a run at a time.
+
+    Example:
+
+        >>> import json, os, tempfile
+        >>> from qascore.lexical.formats import read_msmarco
+        >>> folder = tempfile.mkdtemp()
+        >>> with open(os.path.join(folder, "references.jsonl"), "w") as out:
+        ...     _ = out.write(json.dumps({"query_id": 1, "answers": ["the cat sat on the mat"]}))
+        >>> with open(os.path.join(folder, "candidates.jsonl"), "w") as out:
+        ...     _ = out.write(json.dumps({"query_id": 1, "answers": ["a cat sat on the mat"]}))
+        >>> scores = score_msmarco(read_msmarco(os.path.join(folder, "candidates.jsonl"), candidates=True),
+        ...                        read_msmarco(os.path.join(folder, "references.jsonl")))
+        >>> round(scores.rouge_l, 4), round(scores.bleu[-1], 4)
+        (0.8333, 0.7598)
+
+    :param candidates: query_id -> :class:`~qascore.lexical.formats.MsMarcoRecord` (one answer each).
+    :param references: query_id -> :class:`~qascore.lexical.formats.MsMarcoRecord`.
+    :param lowercase: lower-case both sides first.
+    :param max_order: the longest n-gram of BLEU.
+    :param n_jobs: threads (None: the library's default).
+    :returns: :class:`MsMarcoScores`.
     """
     ids, cands, refs, missing = [], [], [], 0
     for qid, record in references.items():

@@ -138,15 +138,56 @@ def iter_msmarco(path, *, candidates: bool = False) -> Iterator[tuple[object, Ms
 
 
 def read_dureader_references(path) -> dict:
-    """question_id -> :class:`DuReaderReference`, in file order."""
+    """question_id -> :class:`DuReaderReference`, in file order.
+
+    Example:
+
+        >>> import json, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "ref.jsonl")
+        >>> _ = open(path, "w").write(json.dumps({"question_id": 1, "question_type": "YES_NO",
+        ...                                       "answers": ["yes, it is"], "yesno_answers": ["Yes"]}))
+        >>> read_dureader_references(path)[1].yesno_answers
+        ('Yes',)
+
+    :param path: a DuReader reference JSONL file, or ``-``.
+    :returns: the references by question id.
+    :raises qascore.errors.InputFormatError: naming the file and line of a bad record or repeated id.
+    """
     return dict(iter_dureader_references(path))
 
 
 def read_dureader_predictions(path) -> dict:
-    """question_id -> :class:`DuReaderPrediction`, in file order."""
+    """question_id -> :class:`DuReaderPrediction`, in file order.
+
+    Example:
+
+        >>> import json, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "pred.jsonl")
+        >>> _ = open(path, "w").write(json.dumps({"question_id": 1, "answers": ["a cat"]}))
+        >>> read_dureader_predictions(path)[1].answers
+        ('a cat',)
+
+    :param path: a DuReader prediction JSONL file, or ``-``.
+    :returns: the predictions by question id.
+    :raises qascore.errors.InputFormatError: naming the file and line of a bad record or repeated id.
+    """
     return dict(iter_dureader_predictions(path))
 
 
 def read_msmarco(path, *, candidates: bool = False) -> dict:
-    """query_id -> :class:`MsMarcoRecord`; with ``candidates`` more than one answer is an error."""
+    """query_id -> :class:`MsMarcoRecord`; with ``candidates`` more than one answer is an error.
+
+    Example:
+
+        >>> import json, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "references.jsonl")
+        >>> _ = open(path, "w").write(json.dumps({"query_id": 7, "answers": ["a cat", "the cat"]}))
+        >>> read_msmarco(path)[7].answers
+        ('a cat', 'the cat')
+
+    :param path: an MS MARCO JSONL file, or ``-``.
+    :param candidates: the file holds candidates (at most one answer each).
+    :returns: the records by query id.
+    :raises qascore.errors.InputFormatError: naming the file and line of a bad record or repeated id.
+    """
     return dict(iter_msmarco(path, candidates=candidates))

@@ -87,7 +87,16 @@ class RougeArrays:
 
 @dataclass(frozen=True)
 class RougeResult(Mapping):
-    """Scores of a batch by ROUGE type, with the signature of the settings that produced them."""
+    """Scores of a batch by ROUGE type, with the signature of the settings that produced them.
+
+    Example:
+
+        >>> result = rouge(["the cat sat on the mat"], ["a cat sat on a mat"], ["rouge1", "rougeL"])
+        >>> list(result), result["rouge1"].fmeasure.round(4).tolist()
+        (['rouge1', 'rougeL'], [0.6667])
+        >>> round(result.mean()["rougeL"]["recall"], 4)
+        0.6667
+    """
 
     scores: dict[str, RougeArrays]
     signature: str
@@ -313,6 +322,26 @@ def rouge(
     for scripts the rouge tokeniser deletes, ``whitespace``, ``char``) or a tokenizer object with
     ``encode_batch``. ``multi_ref`` is ``"best_f"`` (rouge-score) or ``"max_pr"`` (coco/DuReader);
     ``gamma`` weighs recall in F (1 = rouge-score's F1). Returns numpy arrays per type.
+
+    Example:
+
+        >>> result = rouge(["the cat sat"], [["a cat sat", "the cat sat down"]], ["rouge1", "rouge2"])
+        >>> result["rouge2"].precision.tolist(), result["rouge2"].recall.round(4).tolist()
+        ([1.0], [0.6667])
+
+    :param predictions: the predicted texts.
+    :param references: per prediction, one reference string or a list of them.
+    :param rouge_types: ``rouge1`` .. ``rouge9``, ``rougeL``, ``rougeLsum``.
+    :param use_stemmer: Porter-stem tokens (rouge-score's ``use_stemmer``).
+    :param tokenizer: a tokenizer name or object (see above).
+    :param multi_ref: ``best_f`` or ``max_pr``.
+    :param gamma: recall's weight in F.
+    :param split_summaries: split texts into sentences for ``rougeLsum`` (rouge-score's option).
+    :param n_jobs: threads (None: the library's default; -1: every core).
+    :returns: a :class:`RougeResult` of per-prediction precision, recall and F arrays per type.
+    :raises ValueError: for an unknown ROUGE type or option, or predictions and references of
+        different lengths.
+    :raises TypeError: for a text that is not a ``str``.
     """
     types = parse_rouge_types(rouge_types)
     check_choice(multi_ref, MULTI_REF_MODES, "multi_ref")
@@ -378,6 +407,17 @@ class Rouge(Metric):
     ``statistics`` are the sums of those columns and the count; the corpus figures are their
     correctly rounded means (exact sums), equal to :meth:`RougeResult.mean` to the last bit for one
     batch or any split of it into batches.
+
+    Example:
+
+        >>> metric = Rouge(["rouge1"], use_stemmer=True)
+        >>> score = metric.corpus_score(["the cats sat"], [["a cat sat", "the dog"]])
+        >>> round(score["rouge1_fmeasure"], 4)
+        0.6667
+        >>> metric.signature().split("|")[:4]
+        ['qascore:rouge', 'types:rouge1', 'tok:rouge', 'stem:yes']
+
+    :raises ValueError: for an unknown ROUGE type or option.
     """
 
     name = "rouge"
