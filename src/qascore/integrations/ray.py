@@ -18,13 +18,27 @@ from typing import Any
 
 from .batches import BatchScorer
 
+__all__ = ["ScoreBatches", "score_dataset"]
+
 DEFAULT_BATCH_SIZE = 4096  # rows per batch: large enough to amortise a call, small enough to spread
 
 
 class ScoreBatches:
     """A callable class for ``Dataset.map_batches`` (batch format ``pyarrow`` or ``pandas``):
     constructed once per actor with :class:`~qascore.integrations.batches.BatchScorer`'s arguments,
-    it loads the metric (a model) there, once, and scores every batch it is given."""
+    it loads the metric (a model) there, once, and scores every batch it is given.
+
+    Example (not run as a doctest: it needs the ``ray`` extra and starts a Ray cluster)::
+
+        >>> import ray  # doctest: +SKIP
+        >>> ds = ray.data.from_items([{"prediction": "the cat sat", "reference": "a cat sat"}])  # doctest: +SKIP
+        >>> ds.map_batches(ScoreBatches, fn_constructor_args=("rouge",), batch_format="pyarrow",
+        ...                compute=ray.data.ActorPoolStrategy(size=1)).take(1)[0]["rouge1_fmeasure"]  # doctest: +SKIP
+        0.6666666666666666
+
+    :param metric: ``rouge``, ``bleu``, ``chrf``, ``ter`` or ``ava``.
+    :param arguments: :class:`~qascore.integrations.batches.BatchScorer`'s keywords.
+    """
 
     def __init__(self, metric: str, **arguments: Any) -> None:
         self.scorer = BatchScorer(metric, **arguments)
@@ -46,6 +60,25 @@ def score_dataset(ds, metric: str, *, prediction_column: str = "prediction", ref
     to 4096; for AVA ``compute`` defaults to ``ray.data.ActorPoolStrategy(min_size=1, max_size=cluster CPUs //
     num_cpus)``, an autoscaling actor pool). Ray 2.51 deprecated ``concurrency`` in favour of ``compute``:
     pass ``compute=ray.data.ActorPoolStrategy(size=n)`` for a fixed pool of n actors.
+
+    Example (not run as a doctest: it needs the ``ray`` extra and starts a Ray cluster)::
+
+        >>> import ray  # doctest: +SKIP
+        >>> ds = ray.data.from_items([{"prediction": "the cat sat", "reference": "a cat sat"}])  # doctest: +SKIP
+        >>> score_dataset(ds, "rouge", rouge_types=["rouge1"]).take(1)[0]["rouge1_fmeasure"]  # doctest: +SKIP
+        0.6666666666666666
+
+    :param ds: a Ray Dataset with the text columns.
+    :param metric: ``rouge``, ``bleu``, ``chrf``, ``ter`` or ``ava``.
+    :param prediction_column: the column of predictions.
+    :param reference_column: the column of references (a string or a list of strings per row).
+    :param question_column: the column of questions (AVA).
+    :param batch_format: ``pyarrow`` or ``pandas``.
+    :param map_batches_kwargs: Ray's own options for ``Dataset.map_batches``.
+    :param options: the metric's keywords.
+    :returns: the lazy Dataset with the score columns appended.
+    :raises ValueError: for an unknown metric, batch format or option, or a ``map_batches_kwargs``
+        entry that scoring sets itself.
     """
     import ray
 

@@ -19,6 +19,8 @@ from .batches import BatchScorer
 # a pandas object, so the warning does not apply here and is not passed on to the user.
 _PANDAS_3_WARNING = "PySpark does not yet fully support pandas"
 
+__all__ = ["score_dataframe"]
+
 
 def score_dataframe(df, metric: str, *, prediction_column: str = "prediction", reference_column: str = "reference",
                     question_column: str = "question", **options: Any):
@@ -27,6 +29,24 @@ def score_dataframe(df, metric: str, *, prediction_column: str = "prediction", r
     Score columns are ``double`` (``ava_label``: ``boolean``). A column name that scoring would
     add and ``df`` already has, or an input column that ``df`` lacks, is an error here, before
     Spark runs anything. Rows per Arrow batch follow ``spark.sql.execution.arrow.maxRecordsPerBatch``.
+
+    Example (not run as a doctest: it needs the ``spark`` extra and Java, and starts a Spark session)::
+
+        >>> from pyspark.sql import SparkSession  # doctest: +SKIP
+        >>> spark = SparkSession.builder.master("local[1]").getOrCreate()  # doctest: +SKIP
+        >>> df = spark.createDataFrame([("the cat sat", "a cat sat")], ["prediction", "reference"])  # doctest: +SKIP
+        >>> score_dataframe(df, "rouge", rouge_types=["rouge1"]).first()["rouge1_fmeasure"]  # doctest: +SKIP
+        0.6666666666666666
+
+    :param df: a Spark DataFrame with the text columns.
+    :param metric: ``rouge``, ``bleu``, ``chrf``, ``ter`` or ``ava``.
+    :param prediction_column: the column of predictions.
+    :param reference_column: the column of references (a string or an array of strings per row).
+    :param question_column: the column of questions (AVA).
+    :param options: the metric's keywords.
+    :returns: the lazy DataFrame with the score columns appended.
+    :raises ValueError: for an unknown metric or option, a missing input column, or a score column
+        that ``df`` already has.
     """
     from pyspark.sql.types import BooleanType, DoubleType, StructField, StructType
 
