@@ -125,3 +125,17 @@ def test_every_model_names_a_tokenizer_that_is_shipped():
         bundled = read_json(meta_path).get("bundled_tokenizer")
         tokenizer = bundled_path(*bundled.split("/")) if bundled else meta_path.parent / "tokenizer.json"
         assert tokenizer.is_file(), f"{meta_path}: tokenizer {tokenizer} is not shipped"
+
+
+def test_the_cluster_extras_leave_pandas_uncapped_and_give_spark_its_pyarrow():
+    """Scoring on Ray or Spark moves Arrow batches only: an upper bound on pandas in these extras
+    would only downgrade a user's pandas (issue 36, class 9); pyspark 4.3 refuses pyarrow < 18."""
+    tomllib = pytest.importorskip("tomllib")
+    from packaging.requirements import Requirement
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for extra in ("ray", "spark"):
+        requirements = {Requirement(text).name: Requirement(text) for text in extras[extra]}
+        assert all(spec.operator in (">=", "!=") for spec in requirements["pandas"].specifier), (extra, requirements)
+    assert Requirement(next(r for r in extras["spark"] if r.startswith("pyarrow"))).specifier.contains("18.0.0")
+    assert not Requirement(next(r for r in extras["spark"] if r.startswith("pyarrow"))).specifier.contains("17.0.0")

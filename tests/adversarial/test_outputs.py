@@ -33,7 +33,9 @@ from pathlib import Path
 
 import pytest
 
-from qascore.cli import main
+from qascore.cli import OUTPUT_OPTIONS, build_parser, main
+
+from .common import fake_evouna, leaf_parsers, option_dests
 
 DEMO = Path(__file__).parents[2] / "src" / "qascore" / "demo_data"
 QASCORE = [sys.executable, "-c", "import sys; from qascore.cli import main; sys.exit(main())"]
@@ -112,7 +114,44 @@ def _rag(tmp):
     return ["nuggets", "rag", "-p", inputs[0], "--jsonl"], inputs
 
 
-WRITERS = {"rouge": _rouge, "mrc": _mrc, "exam": _exam, "ava score": _ava, "nuggets rag": _rag}
+def _nugget_inputs(tmp) -> list[str]:
+    """The demo key, run and judgements, the run without its question the key lacks (a warning)."""
+    inputs = copy_demo(tmp, "nuggets/answer_key.txt", "nuggets/run.txt", "nuggets/judgements.txt")
+    run = Path(inputs[1])
+    run.write_text("".join(line for line in run.read_text().splitlines(keepends=True) if not line.startswith("3.1 ")))
+    return inputs
+
+
+def _nuggets_score(tmp):
+    inputs = _nugget_inputs(tmp)
+    return ["nuggets", "score", "-r", inputs[0], "-p", inputs[1], "--judgements", inputs[2], "--json"], inputs
+
+
+def _nuggets_assign(tmp):
+    inputs = _nugget_inputs(tmp)
+    return ["nuggets", "assign", "-r", inputs[0], "-p", inputs[1], "--judgements", inputs[2]], inputs
+
+
+def _ava_eval(tmp):
+    (tmp / "in").mkdir(exist_ok=True)
+    inputs = [str(fake_evouna(tmp / "in" / "NQ.json", questions=20))]
+    return ["ava", "eval", "--model", "linear", inputs[0], "--json", "--no-progress"], inputs
+
+
+def _compare(tmp):
+    (tmp / "in").mkdir(exist_ok=True)
+    rng = random.Random(7)
+    inputs = []
+    for name in ("a", "b"):
+        path = tmp / "in" / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({"id": i, "rouge1": rng.random()}) + "\n" for i in range(50)))
+        inputs.append(str(path))
+    return ["compare", *inputs, "-n", "100", "--json"], inputs
+
+
+WRITERS = {"rouge": _rouge, "mrc": _mrc, "exam": _exam, "ava score": _ava, "nuggets rag": _rag,
+           "nuggets score": _nuggets_score, "nuggets assign": _nuggets_assign, "ava eval": _ava_eval,
+           "compare": _compare}
 
 
 def command_of(argv: list[str]) -> str:
@@ -304,6 +343,66 @@ def test_output_errors_name_the_users_path_not_the_temporary_one(command, where,
     assert ".part" not in line
 
 
+def test_every_command_that_writes_a_file_is_a_writer_here():
+    """A command with -o/--output (from the parser) is checked above; a new one fails here."""
+    writing = {command for command, parser in leaf_parsers(build_parser()) if "output" in option_dests(parser)}
+    assert writing == set(WRITERS), writing ^ set(WRITERS)
+
+
+# The other options naming a file a command writes: (command, the option, what the run needs besides).
+SECOND_OUTPUTS = {
+    ("nuggets assign", "diagnostics"): (_nuggets_assign, ["--diagnostics"]),
+    ("nuggets rag", "assignments_out"): (_rag, ["--judge", "containment", "--assignments-out"]),
+    ("exam", "records"): (_exam, ["--records"]),
+    ("exam", "graded"): (_exam, ["--graded"]),
+}
+# Written only with an extra installed, or a folder: checked where they are tested.
+OTHER_OUTPUTS = {("exam", "plot"): "needs qascore[plot] (matplotlib)", ("ava train", "out"): "a folder"}
+
+
+def test_every_second_output_is_checked():
+    found = {(command, dest) for command, parser in leaf_parsers(build_parser())
+             for dest in option_dests(parser) & set(OUTPUT_OPTIONS) if dest != "output"}
+    assert found == set(SECOND_OUTPUTS) | set(OTHER_OUTPUTS), found ^ (set(SECOND_OUTPUTS) | set(OTHER_OUTPUTS))
+
+
+@pytest.mark.parametrize("kind", ["symlink to a file", "existing file 0664 under umask 022", "fifo", "an input"])
+@pytest.mark.parametrize("which", list(SECOND_OUTPUTS), ids=[f"{c} {d}" for c, d in SECOND_OUTPUTS])
+def test_a_second_output_keeps_what_stands_at_its_path(which, kind, tmp_path, capsys):
+    """What -o guarantees holds for every other file a command writes."""
+    make_argv, flags = SECOND_OUTPUTS[which]
+    argv, inputs = make_argv(tmp_path)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    rc, _, err = run_cli([*argv, *flags, str(plain / "second"), "-o", str(plain / "main")], capsys)
+    assert rc == 0, err
+    expected = (plain / "second").read_bytes()
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / "second"
+    if kind == "an input":
+        before = Path(inputs[0]).read_bytes()
+        rc, out, err = run_cli([*argv, *flags, inputs[0], "-o", str(folder / "main")], capsys)
+        assert_one_line_error(rc, err, command_of(argv), "the output is one of the inputs")
+        assert Path(inputs[0]).read_bytes() == before and list(folder.iterdir()) == []
+        return
+    if kind == "fifo":
+        os.mkfifo(target)
+        received = []
+        reader = threading.Thread(target=lambda: received.append(target.read_bytes()), daemon=True)
+        reader.start()
+        rc, _, err = run_cli([*argv, *flags, str(target), "-o", str(folder / "main")], capsys)
+        reader.join(timeout=30)
+        assert rc == 0, err
+        assert received == [expected] and stat.S_ISFIFO(target.lstat().st_mode)
+    else:
+        written, keeps_kind = PATH_KINDS[kind][1](target)
+        rc, _, err = run_cli([*argv, *flags, str(target), "-o", str(folder / "main")], capsys)
+        assert rc == 0, err
+        assert written.read_bytes() == expected and keeps_kind() in (None, True), keeps_kind()
+    assert leftovers(folder) == []
+
+
 # -- signals ---------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -378,6 +477,58 @@ def test_a_signal_ends_the_run_cleanly(signum, moment, big_inputs, tmp_path):
     assert list(folder.iterdir()) == [], "the run left a file behind"
 
 
+def _waiting_runs(tmp_path: Path) -> dict[str, list[str]]:
+    """Every command that reads a file, its first input a FIFO nobody writes to (the run waits on
+    it): name -> argv (writing into ``tmp_path / "out"``)."""
+    out = tmp_path / "out"
+    runs = {}
+    for number, (command, make) in enumerate(WRITERS.items()):
+        folder = tmp_path / f"w{number}"
+        folder.mkdir()
+        argv, inputs = make(folder)
+        fifo = folder / f"waiting-{Path(inputs[0]).name}"
+        os.mkfifo(fifo)
+        runs[command] = [str(fifo) if a == inputs[0] else a for a in argv] + ["-o", str(out / f"{number}.out")]
+    for name in ("bleu.fifo", "NQ.fifo"):
+        os.mkfifo(tmp_path / name)
+    shutil.copyfile(DEMO.parent / "models" / "ava" / "linear.json", tmp_path / "model.json")
+    runs["bleu"] = ["bleu", str(tmp_path / "bleu.fifo"), "-i", str(DEMO / "rouge" / "predictions.jsonl")]
+    runs["ava train"] = ["ava", "train", "--model", "linear", "--data", str(tmp_path / "NQ.fifo"), "--out",
+                         str(out / "model")]
+    runs["ava calibrate"] = ["ava", "calibrate", str(tmp_path / "model.json"), "--data", str(tmp_path / "NQ.fifo")]
+    return runs
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads signal masks from /proc")
+def test_a_signal_while_any_command_waits_on_its_input_ends_it_cleanly(tmp_path):
+    """Each command, started at once and signalled (SIGINT, SIGTERM and SIGHUP in turn) while it
+    waits on a FIFO input: exit 128 + the signal, one line, nothing written."""
+    runs = _waiting_runs(tmp_path)
+    (tmp_path / "out").mkdir()
+    processes = {name: subprocess.Popen([*QASCORE, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+                 for name, argv in runs.items()}
+    try:
+        for process in processes.values():
+            _wait_for(lambda p=process: _caught(p.pid, signal.SIGTERM), process, timeout=120)
+        time.sleep(1.0)  # past start-up: each run is blocked opening or reading its FIFO
+        sent = {name: SIGNALS[k % len(SIGNALS)] for k, name in enumerate(processes)}
+        for name, process in processes.items():
+            process.send_signal(sent[name])
+        for name, process in processes.items():
+            stdout, stderr = process.communicate(timeout=60)
+            why = "interrupted" if sent[name] == signal.SIGINT else f"stopped by {sent[name].name}"
+            assert (process.returncode, stderr.decode().splitlines()) == (
+                128 + sent[name], [f"qascore {runs[name][0]}: {why}"]), (name, stderr.decode()[-2000:])
+            assert stdout == b"", name
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert list((tmp_path / "out").iterdir()) == [], "a run left a file behind"
+    assert (tmp_path / "model.json").read_bytes() == (DEMO.parent / "models" / "ava" / "linear.json").read_bytes()
+
+
 def test_an_ignored_hangup_stays_ignored(big_inputs, tmp_path):
     """``nohup qascore ...``: a SIGHUP ignored when the command starts does not end it."""
     predictions, references = big_inputs
@@ -427,6 +578,37 @@ def test_argparse_errors_are_one_line(command, argv_of, fragment, tmp_path, caps
     line = assert_one_line_error(rc, err, "" if command == "qascore" else command, fragment)
     assert line.startswith("qascore")
     assert out == ""
+
+
+def _checked_options():
+    """(command, option string, a value it refuses) for every option of every command that takes a
+    typed value or a choice, from the parser: a new option is checked without a line here."""
+    for command, parser in leaf_parsers(build_parser()):
+        for action in parser._actions:
+            if not action.option_strings or action.nargs == 0:
+                continue
+            if action.choices is not None:
+                yield command, action.option_strings[-1], "no-such-choice"
+            elif action.type is not None:
+                yield command, action.option_strings[-1], "x1"
+
+
+CHECKED_OPTIONS = list(_checked_options())
+
+
+@pytest.mark.parametrize("command,option,value", CHECKED_OPTIONS, ids=[f"{c} {o}" for c, o, _ in CHECKED_OPTIONS])
+def test_every_bad_option_value_is_one_line_naming_it(command, option, value, capsys):
+    rc, out, err = run_cli([*command.split(), option, value], capsys)
+    assert_one_line_error(rc, err, command.split()[0], option, value)
+    assert out == ""
+
+
+@pytest.mark.parametrize("command", [c for c, _ in leaf_parsers(build_parser())])
+def test_an_unknown_option_is_one_line_for_every_command(command, capsys):
+    """Named, or (argparse checks them first) the missing required arguments are."""
+    rc, out, err = run_cli([*command.split(), "--no-such-option"], capsys)
+    line = assert_one_line_error(rc, err, command.split()[0])
+    assert "--no-such-option" in line or "the following arguments are required" in line, line
 
 
 # Control characters a file name may hold, and how messages show them.
@@ -573,24 +755,6 @@ def test_text_that_is_not_utf8_says_how_to_convert_it(case, tmp_path, capsys):
     rc, _, err = run_cli([*argv, "-o", str(out / "x")], capsys)
     assert_one_line_error(rc, err, argv[0], "invalid UTF-8", "iconv -f cp1252 -t utf-8")
     assert list(out.iterdir()) == []
-
-
-def fake_evouna(path: Path, questions: int = 60) -> Path:
-    """A small EVOUNA-shaped file: each system's answer is the gold one (judged right) or random words."""
-    from qascore.ava.data import EVOUNA_SYSTEMS
-
-    rng = random.Random(5)
-    records = []
-    for i in range(questions):
-        gold = " ".join(rng.choices(WORDS, k=2))
-        record = {"question": f"question {i} " + " ".join(rng.choices(WORDS, k=5)), "golden_answer": gold}
-        for system in EVOUNA_SYSTEMS:
-            right = rng.random() < 0.5
-            record[f"answer_{system}"] = f"{gold} indeed" if right else " ".join(rng.choices(WORDS, k=3))
-            record[f"judge_{system}"] = right
-        records.append(record)
-    path.write_text(json.dumps(records))
-    return path
 
 
 @pytest.mark.parametrize("ending", ["success", "KeyboardInterrupt", "an error"])

@@ -31,7 +31,7 @@ from ..ava.report import evaluate_triples, format_report
 from ..judges.triples import REFERENCE_RULES
 from ..judges.onnx import ONNX_MODULES
 from ..io import (STDIN, aligned_chunks, chunked, display_name, dumps, iter_texts, open_output, output_directory,
-                  read_json, text_input_formats, write_jsonl)
+                  read_json, starts_json_array, text_input_formats, write_jsonl)
 from ..validate import check_real
 from . import options
 
@@ -168,7 +168,7 @@ def _in_batches(predict, questions, references, candidates, bar) -> np.ndarray:
 
 def _load_labelled(path: str, split: str, aliases: bool = True):
     """Labelled triples and what was left out of them ({reason: count}, EVOUNA only)."""
-    if path.endswith(".json"):
+    if _holds_evouna(path):
         triples = load_evouna(path, aliases=aliases)
         dropped = dict(triples.dropped)
         if split != "all":
@@ -237,8 +237,18 @@ def _train_model(name: str) -> str:
     return name
 
 
+def _holds_evouna(path) -> bool:
+    """Whether ``path`` holds EVOUNA's JSON (one array of questions): a ``.json`` name says so, and
+    a name with no suffix (``-``, ``/dev/fd/63``, a FIFO) is judged by its first character, read
+    once (a pipe is not read twice); any other suffix is another layout."""
+    suffix = Path(str(path)).suffix.lower()
+    if suffix:
+        return suffix == ".json"
+    return starts_json_array(path)
+
+
 def _is_evouna(args) -> bool:
-    return str(args.data).endswith(".json")
+    return _holds_evouna(args.data)
 
 
 def _check_training_args(args) -> None:
