@@ -111,6 +111,20 @@ def test_load_model_refuses_a_judge_that_is_not_a_model():
         load_model("containment")
 
 
+def test_a_model_is_read_by_path_from_a_regular_file_or_a_directory(tmp_path):
+    import os
+
+    from qascore.judges.linear import default_linear_model
+
+    saved = tmp_path / "linear.model"  # any name: a regular file is a linear model's JSON
+    default_linear_model().save(saved)
+    assert load_model(str(saved)) == default_linear_model()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=r"pipe.*not a regular file or a directory"):
+        load_model(str(fifo))
+
+
 def test_judges_check_their_inputs():
     with pytest.raises(ValueError, match=r"differ in length \(2, 1, 2\)"):
         ContainmentJudge().judge(["q", "q"], ["r"], ["t", "t"])

@@ -70,8 +70,15 @@ def load_model(spec: str = "default", *, refs: str = "max", device: str = "auto"
     if spec not in NAMED_MODELS and "/" not in spec and not spec.endswith(".json") \
             and not Path(spec).exists():
         raise ValueError(f"unknown judge {spec!r}: not a name and no such model directory; expected {JUDGE_SPECS}")
+    path = Path(spec)
+    if spec not in NAMED_MODELS and path.exists() and not path.is_dir():
+        # a model is read by path: a directory (ONNX) or a regular file (a linear model's JSON)
+        if not path.is_file():
+            raise ValueError(f"model {spec}: not a regular file or a directory (a pipe or a device cannot hold a "
+                             f"model); save the model to a file and name that")
+        return LinearAva.load(path, refs=refs)
     if not is_onnx_spec(spec):
-        return default_linear_model(refs) if spec == "linear" else LinearAva.load(Path(spec), refs=refs)
+        return default_linear_model(refs) if spec == "linear" else LinearAva.load(path, refs=refs)
     require_extra("onnx", *ONNX_MODULES)
     if spec in ("default", "ava"):
         return load_default_model(device=device, n_threads=n_threads, refs=refs)
