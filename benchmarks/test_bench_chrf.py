@@ -40,7 +40,7 @@ def test_corpus_qascore(benchmark, pairs, variant, n_jobs):
     hyps, refs, streams = pairs
     metric = CHRF(word_order=VARIANTS[variant], n_jobs=n_jobs)
     result = benchmark(metric.corpus_score, hyps, refs)
-    assert result.score == SacreCHRF(word_order=VARIANTS[variant]).corpus_score(hyps, streams).score
+    assert result["score"] == SacreCHRF(word_order=VARIANTS[variant]).corpus_score(hyps, streams).score
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

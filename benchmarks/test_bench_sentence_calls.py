@@ -106,14 +106,20 @@ def rouge_entry_point():
     return ("compat RougeScorer(rouge1/2/L).score", lambda: Peer(types).score, lambda: RougeScorer(types).score)
 
 
+def _score(result) -> float:
+    """The score of a sacrebleu-shaped object (``.score``) or of qascore's CorpusScore (``["score"]``)."""
+    return result["score"] if hasattr(result, "values") else result.score
+
+
 def _loop(fn, pairs, sentence: bool) -> tuple[float, list]:
-    """CPU seconds of one call per pair, and the scores."""
+    """CPU seconds of one call per pair, and the scores (read after the clock stops)."""
     start = time.process_time()
     if sentence:
-        out = [fn(hyp, [ref]).score for hyp, ref in pairs]
+        out = [fn(hyp, [ref]) for hyp, ref in pairs]
     else:  # RougeScorer.score(target, prediction)
         out = [fn(ref, hyp) for hyp, ref in pairs]
-    return time.process_time() - start, out
+    seconds = time.process_time() - start
+    return seconds, [_score(r) for r in out] if sentence else out
 
 
 def side_by_side(peer_factory, ours_factory, pairs, sentence: bool = True, rounds: int = ROUNDS,

@@ -64,7 +64,7 @@ def test_corpus_ter_sacrebleu(benchmark, pairs):
 def test_corpus_ter_qascore(benchmark, pairs):
     hyps, refs, streams = pairs
     result = _run_qascore(benchmark, "corpus-ter-msmarco", lambda: TER().corpus_score(hyps, refs))
-    assert result.score == SacreTER().corpus_score(hyps, streams).score
+    assert result["score"] == SacreTER().corpus_score(hyps, streams).score
 
 
 @pytest.mark.benchmark(group="corpus-ter-msmarco")

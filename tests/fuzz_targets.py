@@ -108,15 +108,15 @@ def sacrebleu_mismatches(config: str, hyps: Sequence[str], refs: Sequence[str]) 
         want = peer.sentence_score(hyp, [ref]).score
         if float(got[i]) != want:
             out.append((i, hyp, ref, float(got[i]), want))
-        one = ours.sentence_score(hyp, [ref]).score
+        one = ours.sentence_score(hyp, [ref])["score"]
         if one != want:
             out.append((i, hyp, ref, one, want))
     if config.startswith("bleu-"):  # corpus BLEU without effective order, as sacrebleu's default
         tok = config[5:]
-        corpus_got = BLEU(tokenize=tok).corpus_score(list(hyps), [[r] for r in refs]).score
+        corpus_got = BLEU(tokenize=tok).corpus_score(list(hyps), [[r] for r in refs])["score"]
         corpus_want = sacrebleu.BLEU(tokenize=tok).corpus_score(list(hyps), [list(refs)]).score
     else:
-        corpus_got = ours.corpus_score(list(hyps), [[r] for r in refs]).score
+        corpus_got = ours.corpus_score(list(hyps), [[r] for r in refs])["score"]
         corpus_want = peer.corpus_score(list(hyps), [list(refs)]).score
     if corpus_got != corpus_want:
         out.append((-1, "<corpus>", "<corpus>", corpus_got, corpus_want))

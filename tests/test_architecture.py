@@ -230,3 +230,64 @@ def test_the_analysers_share_the_text_layers_verbs():
     packed = [exam.encode_batch(texts, Vocabulary()), nuggets.encode_batch(texts)]
     assert all(isinstance(p, PackedTokens) and len(p) == len(texts) for p in packed)
     assert list(exam.terms(texts[0])) == ["cat", "sat"] and list(nuggets.terms(texts[0])) == ["the", "cat", "sat"]
+
+
+TOKENIZER_HOME = "text/tokenizers.py"
+TOKENIZER_GETTER = re.compile(r"_?(get|make|build|load)_\w*tokeni[sz]er")
+
+
+def _tokenizer_classes(trees) -> set[str]:
+    return {node.name for tree in trees.values() for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef) and "Tokenizer" in node.name}
+
+
+def tokenizer_tables(tree, classes: set[str]) -> list[int]:
+    """Lines of the name tables in ``tree``: a dict display or ``dict(...)`` call that names two or
+    more tokeniser classes, directly or as strings (a lazy table)."""
+    lines = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Dict) or isinstance(node, ast.Call) and ast.unparse(node.func) == "dict"):
+            continue
+        named = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        named |= {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        if len(named & classes) >= 2:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_tokenisers_have_one_registry():
+    trees = dict(_source_trees())
+    classes = _tokenizer_classes(trees)
+    tables = sorted({rel for rel, tree in trees.items() if tokenizer_tables(tree, classes)})
+    assert tables == [TOKENIZER_HOME]  # a second table of tokeniser names is a second registry
+    # any other function that builds a tokeniser by name goes through the registry's get_tokenizer
+    getters = [(rel, node) for rel, tree in trees.items() for node in ast.walk(tree)
+               if isinstance(node, ast.FunctionDef) and TOKENIZER_GETTER.fullmatch(node.name)]
+    bypassing = [f"{rel}: {node.name}" for rel, node in getters
+                 if not (rel == TOKENIZER_HOME and node.name == "get_tokenizer")
+                 and not any(isinstance(n, ast.Call) and ast.unparse(n.func).endswith("get_tokenizer")
+                             for n in ast.walk(node))]
+    assert bypassing == []
+
+
+@pytest.mark.parametrize("source, found", [
+    ('T = {"a": ATokenizer, "b": BTokenizer}', [1]),
+    ('T = dict(a=("m", "ATokenizer"), b=("m", "BTokenizer"))', [1]),
+    ('T = {"a": ATokenizer}\nU = {"b": 1, "c": BTokenizer}', []),
+])
+def test_tokenizer_table_scan_finds_each_shape(source, found):
+    assert tokenizer_tables(ast.parse(source), {"ATokenizer", "BTokenizer"}) == found
+
+
+def test_every_tokeniser_family_is_in_the_registry():
+    from qascore.text import TokenizerBase, get_tokenizer
+    from qascore.text.sacrebleu_tokenizers import RULE_TOKENIZERS, SACREBLEU_TOKENIZERS
+    from qascore.text.tokenizers import tokenizer_names
+
+    names = tokenizer_names()
+    assert set(SACREBLEU_TOKENIZERS) | {"tercom", "rouge", "unicode", "whitespace", "words"} <= set(names)
+    for name in (*RULE_TOKENIZERS, "tercom", "rouge", "unicode", "whitespace", "words"):
+        tokenizer = get_tokenizer(name)
+        assert isinstance(tokenizer, TokenizerBase), name  # one protocol: one base
+        assert tokenizer.tokenize("Hello, world. It's 3.5") == tokenizer("Hello, world. It's 3.5").split()
+        assert isinstance(tokenizer.signature(), str)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qascore.compat import sacrebleu as compat
-from qascore.lexical.bleu import BLEU, bleu_from_statistics, closest_reference_lengths
+from qascore.lexical.bleu import BLEU, bleu_from_statistics, closest_reference_lengths, corpus_bleu, summed_statistics
 
 from mrc_reference import evouna_pairs, msmarco_pairs
 
@@ -57,14 +57,17 @@ def test_scores_match_sacrebleu_on_generated_text(data, smooth, eff):
     hyps = [h for h, _ in data]
     refs = [r for _, r in data]
     ours = BLEU("13a", smooth_method=smooth, effective_order=eff).corpus_score(hyps, refs)
+    assert corpus_bleu(hyps, refs, smooth_method=smooth, effective_order=eff) == ours
     width = max(len(r) for r in refs)
     streams = [[r[j] if j < len(r) else None for r in refs] for j in range(width)]
     theirs = SacreBLEU(tokenize="13a", smooth_method=smooth, effective_order=eff).corpus_score(hyps, streams)
-    assert ours.score == theirs.score
-    assert ours.counts == theirs.counts and ours.totals == theirs.totals
-    assert (ours.sys_len, ours.ref_len) == (theirs.sys_len, theirs.ref_len)
-    assert ours.bp == theirs.bp
-    assert ours.precisions == theirs.precisions
+    assert ours["score"] == theirs.score
+    assert (ours["sys_len"], ours["ref_len"]) == (theirs.sys_len, theirs.ref_len)
+    assert ours["bp"] == theirs.bp
+    assert [ours[f"precision_{k}"] for k in range(1, 5)] == theirs.precisions
+    # the counts with add-k's adjustment are sacrebleu's object's, in compat
+    shaped = compat.BLEU(smooth_method=smooth, effective_order=eff).corpus_score(hyps, streams)
+    assert shaped.counts == theirs.counts and shaped.totals == theirs.totals and shaped.score == theirs.score
 
 
 def test_final_formula_is_bit_identical_where_numpy_exp_is_not():
@@ -105,13 +108,16 @@ def test_corpus_and_sentence_bleu_match_sacrebleu_on_real_data(real_pairs, tok):
     for smooth in SMOOTHING:
         for eff in (False, True):
             metric = BLEU(tok, smooth_method=smooth, effective_order=eff)
-            ours = metric.score_statistics(ours_stats)
+            ours = metric.aggregate(summed_statistics(ours_stats, refs))
             theirs = SacreBLEU.compute_bleu(list(totals[2:6]), list(totals[6:]), totals[0], totals[1],
                                             smooth_method=smooth, effective_order=eff)
-            assert ours.score == theirs.score, (smooth, eff)
-            assert ours.counts == theirs.counts and ours.totals == theirs.totals
-        sentence = BLEU(tok, smooth_method=smooth, effective_order=True)
-        got = sentence._compute(ours_stats.correct, ours_stats.total, ours_stats.sys_len, ours_stats.ref_len)[0]
+            assert ours["score"] == theirs.score, (smooth, eff)
+            assert [ours[f"precision_{k}"] for k in range(1, 5)] == theirs.precisions
+            shaped = compat.BLEU.compute_bleu(list(totals[2:6]), list(totals[6:]), totals[0], totals[1],
+                                              smooth_method=smooth, effective_order=eff)
+            assert shaped.counts == theirs.counts and shaped.totals == theirs.totals
+        got = bleu_from_statistics(ours_stats.correct, ours_stats.total, ours_stats.sys_len, ours_stats.ref_len,
+                                   smooth_method=smooth, effective_order=True)[0]
         want = [SacreBLEU.compute_bleu(list(s[2:6]), list(s[6:]), s[0], s[1], smooth_method=smooth,
                                        effective_order=True).score for s in sacre_stats]
         assert got.tolist() == want, smooth

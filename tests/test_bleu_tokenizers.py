@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from qascore.text import Vocabulary, get_tokenizer
 from qascore.text.sacrebleu_tokenizers import (
     RULE_TOKENIZERS,
     get_sacrebleu_tokenizer,
@@ -34,6 +35,20 @@ texts = st.lists(st.one_of(st.sampled_from(_SPECIAL), st.characters()), max_size
 @given(line=texts)
 def test_tokenizer_matches_sacrebleu_on_arbitrary_unicode(name, line):
     assert get_sacrebleu_tokenizer(name)(line) == sacre_tokenizer(name)(line)
+
+
+@pytest.mark.parametrize("name", RULE_TOKENIZERS)
+@settings(max_examples=100, deadline=None)
+@given(lines=st.lists(texts, max_size=6))
+def test_the_registry_gives_sacrebleus_tokens_on_every_road(name, lines):
+    """``get_tokenizer(name)`` (the one registry) is the tokeniser BLEU uses; its token list, its
+    batch and its packed ids (the compiled ``char`` and ``none``) are the split of sacrebleu's line."""
+    ours, theirs = get_tokenizer(name), sacre_tokenizer(name)
+    assert type(ours) is type(get_sacrebleu_tokenizer(name)) and ours.signature() == theirs.signature()
+    want = [theirs(x).split() for x in lines]
+    assert [ours.tokenize(x) for x in lines] == ours.tokenize_batch(lines) == want
+    packed, expected = ours.encode_batch(lines, Vocabulary()), Vocabulary().pack(want)
+    assert packed.ids.tolist() == expected.ids.tolist() and packed.offsets.tolist() == expected.offsets.tolist()
 
 
 def test_zh_range_table_matches_sacrebleu_below_u30000():

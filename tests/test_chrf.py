@@ -4,8 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qascore.lexical.chrf import CHRF, CHRFScore
-from qascore.metric import Statistics
+from qascore.compat import sacrebleu as compat
+from qascore.lexical.chrf import CHRF, corpus_chrf, sentence_chrf
+from qascore.metric import CorpusScore, Statistics
 
 from mrc_reference import evouna_pairs, msmarco_pairs
 
@@ -42,8 +43,11 @@ def assert_same_as_sacrebleu(options, hyps, refs, *, n_jobs=None):
     rows = ours.segment_statistics(hyps, refs)
     assert rows.dtype == np.int64 and rows.shape == (len(hyps), 3 * ours.order)
     assert rows.tolist() == want
-    assert ours.corpus_score(hyps, refs).score == theirs.corpus_score(hyps, as_streams(refs)).score
+    corpus = ours.corpus_score(hyps, refs)
+    assert corpus["score"] == theirs.corpus_score(hyps, as_streams(refs)).score
+    assert corpus == corpus_chrf(hyps, refs, **options)
     assert ours.sentence_scores(hyps, refs).tolist() == [theirs._compute_f_score(w) for w in want]
+    assert sentence_chrf(hyps, refs, **options).tolist() == [theirs._compute_f_score(w) for w in want]
     return rows
 
 
@@ -64,7 +68,7 @@ def test_msmarco_matches_sacrebleu(msmarco, options):
     # sacrebleu's public sentence_score, one call per pair
     theirs, ours = SacreCHRF(**options), CHRF(**options)
     for h, r in list(zip(hyps, refs))[:150]:
-        assert ours.sentence_score(h, r).score == theirs.sentence_score(h, r).score
+        assert ours.sentence_score(h, r)["score"] == theirs.sentence_score(h, r).score
 
 
 @pytest.mark.parametrize("options", [{}, {"word_order": 2}])
@@ -86,10 +90,10 @@ def test_metric_api_adds_up(msmarco):
     metric.update(hyps[:250], refs[:250])
     metric.update(hyps[250:], refs[250:])
     streamed = metric.compute()
-    assert streamed["score"] == whole.score and streamed.n == 600
+    assert streamed == whole and streamed.n == 600
     assert streamed.signature == whole.signature  # nrefs:var in both
-    assert metric.aggregate(metric.statistics(hyps, refs))["score"] == whole.score
-    assert metric.score_statistics(metric.segment_statistics(hyps, refs)).score == whole.score
+    assert metric.aggregate(metric.statistics(hyps, refs)) == whole
+    assert metric.f_score(metric.segment_statistics(hyps, refs).sum(axis=0)) == whole["score"]
     scores = metric.score(hyps, refs)
     assert scores["chrf"].tolist() == metric.sentence_scores(hyps, refs).tolist()
 
@@ -116,7 +120,7 @@ def test_generated_text_matches_sacrebleu(data, options):
     assert_same_as_sacrebleu(options, hyps, refs, n_jobs=1)
     theirs, ours = SacreCHRF(**options), CHRF(**options)
     h, r = data[0]
-    assert ours.sentence_score(h, r).score == theirs.sentence_score(h, r).score
+    assert ours.sentence_score(h, r)["score"] == theirs.sentence_score(h, r).score
 
 
 counts = st.integers(0, 40)
@@ -151,10 +155,11 @@ def test_edge_texts_match_sacrebleu():
 # ---- score objects -------------------------------------------------------------------------
 def test_score_object_and_signature():
     score = CHRF(word_order=2).corpus_score(["the cat sat"], [["the cat sat down"]])
-    assert isinstance(score, CHRFScore) and score.name == "chrF2++"
-    assert score.score == SacreCHRF(word_order=2).corpus_score(["the cat sat"], [["the cat sat down"]]).score
+    assert isinstance(score, CorpusScore) and score.metric == "chrf" and list(score.values) == ["score"]
+    assert score["score"] == SacreCHRF(word_order=2).corpus_score(["the cat sat"], [["the cat sat down"]]).score
     assert score.signature.startswith("qascore:chrf|nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|beta:2|")
-    assert str(score).startswith(f"chrF2++ = {score.score:.2f} [qascore:chrf|")
+    shaped = compat.CHRF(word_order=2).corpus_score(["the cat sat"], [["the cat sat down"]])  # sacrebleu's object
+    assert shaped.name == "chrF2++" and shaped.score == score["score"]
     assert CHRF(lowercase=True, eps_smoothing=True).signature().startswith("qascore:chrf|case:lc|eff:no|nc:6|nw:0")
     assert repr(CHRF()) == ("CHRF(char_order=6, word_order=0, beta=2, lowercase=False, whitespace=False, "
                             "eps_smoothing=False)")
@@ -163,7 +168,7 @@ def test_score_object_and_signature():
 def test_empty_batch_scores_zero():
     metric = CHRF()
     assert metric.segment_statistics([], []).shape == (0, 18)
-    assert metric.corpus_score([], []).score == 0.0
+    assert metric.corpus_score([], [])["score"] == 0.0
     assert metric.sentence_scores([], []).shape == (0,)
     assert metric.aggregate(Statistics({"stats": np.zeros(18, dtype=np.int64), "refs": 0, "refs_squared": 0},
                                        0))["score"] == 0.0

@@ -140,10 +140,10 @@ def test_whitespace_and_char_tokenizers():
 
 
 def test_signatures_name_rule_and_stemmer():
-    assert RougeTokenizer().signature == "rouge"
-    assert RougeTokenizer(use_stemmer=True).signature == "rouge+porter"
-    assert UnicodeWordTokenizer(use_stemmer=True).signature == "unicode+porter"
-    assert CharTokenizer().signature == "char" and WhitespaceTokenizer().signature == "whitespace"
+    assert RougeTokenizer().signature() == "rouge"
+    assert RougeTokenizer(use_stemmer=True).signature() == "rouge+porter"
+    assert UnicodeWordTokenizer(use_stemmer=True).signature() == "unicode+porter"
+    assert CharTokenizer().signature() == "char" and WhitespaceTokenizer().signature() == "whitespace"
 
 
 def test_get_tokenizer_builds_by_name_with_options():
@@ -193,7 +193,7 @@ def test_word_terms_match_the_plain_rule_and_batch_equals_single(texts, stem, st
 def test_word_terms_signature_and_registry():
     from qascore.text import get_tokenizer
 
-    assert get_tokenizer("words").signature == "words-lower"
-    assert WordTermTokenizer(stem=porter_stem, stopwords=STOPWORDS).signature == "words-lower-nostop-stem"
+    assert get_tokenizer("words").signature() == "words-lower"
+    assert WordTermTokenizer(stem=porter_stem, stopwords=STOPWORDS).signature() == "words-lower-nostop-stem"
     assert WordTermTokenizer(stopwords=STOPWORDS).tokenize("The cat of the Hat") == ["cat", "hat"]
     assert PorterStemmer is not None

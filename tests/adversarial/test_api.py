@@ -49,7 +49,7 @@ def same_as_peer_rouge(pred, ref):
 
 
 def _bleu(hyp, ref):
-    return corpus_bleu([hyp], [[ref]]).score
+    return corpus_bleu([hyp], [[ref]])["score"]
 
 
 CASES = [
@@ -142,13 +142,13 @@ CASES = [
     ("CHRF:beta NaN", lambda: CHRF(beta=NAN), raises(ValueError, r"beta must be a finite number >= 0, got nan")),
     ("CHRF:beta huge", lambda: CHRF(beta=10**200), raises(ValueError, r"beta is too large")),
     ("CHRF:lowercase an int", lambda: CHRF(lowercase=1), raises(TypeError, r"lowercase must be a bool, got int")),
-    ("CHRF:lone surrogate", lambda: CHRF().corpus_score([SURROGATE], [[SURROGATE + " c"]]).score,
+    ("CHRF:lone surrogate", lambda: CHRF().corpus_score([SURROGATE], [[SURROGATE + " c"]])["score"],
      returns(lambda s: s == sacrebleu.corpus_chrf([SURROGATE], [[SURROGATE + " c"]]).score, "equal to sacrebleu")),
     ("TER:None hypothesis", lambda: TER().corpus_score([None], [["a"]]), raises(TypeError, r"hypotheses\[0\] must be str")),
     ("TER:mismatched lengths", lambda: TER().corpus_score(["a", "b"], [["a"]]), raises(ValueError, r"hypotheses has 2 items")),
     ("TER:normalized a string", lambda: TER(normalized="yes"), raises(TypeError, r"normalized must be a bool, got str")),
     ("TER:asian_support an int", lambda: TER(asian_support=1), raises(TypeError, r"asian_support must be a bool, got int")),
-    ("TER:lone surrogate", lambda: TER().corpus_score([SURROGATE], [["a b"]]).score,
+    ("TER:lone surrogate", lambda: TER().corpus_score([SURROGATE], [["a b"]])["score"],
      returns(lambda s: s == sacrebleu.corpus_ter([SURROGATE], [["a b"]]).score, "equal to sacrebleu")),
     # -- compat: sacrebleu and rouge_score ---------------------------------------------------
     ("compat.sacrebleu:None hypothesis", lambda: compat_sb.corpus_bleu([None], [["a"]]),

@@ -2,15 +2,20 @@
 
 Owns: the sufficient statistics of BLEU (hypothesis length, closest reference length, clipped
 matches and hypothesis n-gram totals per order), sacrebleu's smoothing methods (``none``,
-``floor``, ``add-k``, ``exp``) and effective order, and the score objects with signatures.
+``floor``, ``add-k``, ``exp``) and effective order, and BLEU's signature.
 
+The functions are the road: :func:`corpus_bleu` (a :class:`~qascore.metric.CorpusScore`) is
+:func:`bleu_statistics` then :func:`bleu_aggregate`, and :func:`sentence_bleu` scores every segment
+on its own. :class:`BLEU` holds the settings and calls them as a :class:`~qascore.metric.Metric`.
 References are given per hypothesis (``references[i]`` is the list of references of
-``hypotheses[i]``); :mod:`qascore.compat.sacrebleu` accepts sacrebleu's reference streams.
+``hypotheses[i]``); :mod:`qascore.compat.sacrebleu` accepts sacrebleu's reference streams and
+returns sacrebleu's score objects.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -21,7 +26,8 @@ from .._parallel import pool_threads, resolve_n_jobs, threads_for
 from ..metric import CorpusScore, ExampleScores, Metric, Statistics
 from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_count_sums
 from ..text.packing import Vocabulary
-from ..text.sacrebleu_tokenizers import SacreTokenizer, get_sacrebleu_tokenizer, preprocess_segment
+from ..text.sacrebleu_tokenizers import get_sacrebleu_tokenizer, preprocess_segment
+from ..text.tokenizers import Tokenizer, TokenizerBase
 from ..validate import MAX_ORDER, check_flag, check_int, check_real
 from .segments import Segments, pack_token_lists, segment_lines, single_segment_lines
 
@@ -39,29 +45,6 @@ class BleuStatistics:
 
     def __len__(self) -> int:
         return len(self.sys_len)
-
-
-@dataclass
-class BLEUScore:
-    """One BLEU result: ``score`` in [0, 100], precisions in percent, as sacrebleu reports them."""
-
-    score: float
-    counts: list
-    totals: list
-    precisions: list
-    bp: float
-    sys_len: int
-    ref_len: int
-    signature: str = field(default="")
-
-    @property
-    def ratio(self) -> float:
-        return self.sys_len / self.ref_len if self.ref_len else 0
-
-    def __str__(self) -> str:
-        prec = "/".join(f"{p:.1f}" for p in self.precisions)
-        return (f"BLEU = {self.score:.2f} {prec} (BP = {self.bp:.3f} ratio = {self.ratio:.3f} "
-                f"hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d}) [{self.signature}]")
 
 
 def closest_reference_lengths(hyp_len: np.ndarray, ref_len: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -176,187 +159,10 @@ def bleu_of_counts(correct: list, total: list, sys_len: int, ref_len: int, *, sm
     return bp * math.exp(sum(logs) / eff_order), precisions, bp, correct, total
 
 
-class BLEU(Metric):
-    """BLEU with sacrebleu's settings: ``tokenize`` one of sacrebleu's tokeniser names (13a, none,
-    intl, zh, char; ja-mecab and ko-mecab with the extras ``ja`` / ``ko``; spm, flores101, flores200,
-    spBLEU-1K with the extra ``spm`` and a model file, see
-    :func:`~qascore.text.sacrebleu_tokenizers.spm_model_path`) or a tokeniser object from
-    :func:`~qascore.text.sacrebleu_tokenizers.get_sacrebleu_tokenizer`, ``lowercase``,
-    ``smooth_method`` in none/floor/add-k/exp (``smooth_value`` for floor and add-k),
-    ``max_ngram_order`` and ``effective_order``. Batch calls use ``n_jobs`` threads.
-
-    As a :class:`~qascore.metric.Metric`: ``score`` is sentence BLEU of every hypothesis (with this
-    object's settings; sacrebleu's ``sentence_bleu`` uses ``effective_order=True``),
-    ``statistics`` are the corpus n-gram counts and lengths (integers, so they add exactly) and
-    ``aggregate`` / ``compute`` give corpus BLEU, bit for bit the ``score`` of
-    :meth:`corpus_score` on the whole stream. :meth:`corpus_score` returns sacrebleu's result
-    object (:class:`BLEUScore`) rather than a :class:`~qascore.metric.CorpusScore`.
-    """
-
-    name = "bleu"
-
-    def __init__(self, tokenize: str | SacreTokenizer = "13a", *, lowercase: bool = False, smooth_method: str = "exp",
-                 smooth_value=None, max_ngram_order: int = 4, effective_order: bool = False,
-                 n_jobs: int | None = None):
-        check_smoothing(smooth_method, smooth_value)
-        max_ngram_order = check_int(max_ngram_order, "max_ngram_order", low=1, high=MAX_ORDER)
-        self.tokenizer = tokenize if isinstance(tokenize, SacreTokenizer) else get_sacrebleu_tokenizer(tokenize)
-        self.lowercase = check_flag(lowercase, "lowercase")
-        self.smooth_method = smooth_method
-        self.smooth_value = smooth_value
-        self.max_ngram_order = max_ngram_order
-        self.effective_order = check_flag(effective_order, "effective_order")
-        self.n_jobs = resolve_n_jobs(n_jobs)
-
-    # -- statistics -------------------------------------------------------------------------
-    def _pack(self, texts, segment_starts) -> tuple[np.ndarray, np.ndarray]:
-        """Token ids and row offsets of the preprocessed texts; ids agree at least within each
-        segment (rows ``segment_starts[i]`` up to the next start)."""
-        if self.lowercase:
-            texts = [t.lower() for t in texts]
-        if self.tokenizer.name == "13a":  # compiled tokeniser + per-segment interning, the common case
-            from .._kernels.bleu_tok13a import tokenize_13a_packed
-
-            ids, offsets, _ = tokenize_13a_packed(texts, segment_starts, pool_threads(self.n_jobs))
-            return ids, offsets
-        lines = [t.rstrip() for t in texts]  # sacrebleu's preprocessing (preprocess_segment), batched
-        packed = Vocabulary().pack(self.tokenizer.tokenize_batch(lines, threads_for(len(lines), self.n_jobs)))
-        return packed.ids, packed.offsets
-
-    def settings(self) -> dict:
-        return {"tokenize": self.tokenizer.name, "lowercase": self.lowercase, "smooth_method": self.smooth_method,
-                "smooth_value": self.smooth_value, "max_ngram_order": self.max_ngram_order,
-                "effective_order": self.effective_order}
-
-    def segment_statistics(self, hypotheses, references) -> BleuStatistics:
-        """Sufficient statistics of every hypothesis against its own list of references."""
-        return self.segment_statistics_of(segment_lines(hypotheses, references))
-
-    def segment_statistics_of(self, seg: Segments) -> BleuStatistics:
-        """:meth:`segment_statistics` of a batch already laid out (:mod:`qascore.lexical.segments`)."""
-        from .._kernels.ngram import clipped_ngram_matches, ngram_totals
-
-        hyp_rows, ref_rows, groups = seg.hyp_rows, seg.ref_rows, seg.groups
-        q = len(hyp_rows)
-        ids, offsets = self._pack(seg.lines, hyp_rows)
-        lengths = np.diff(offsets)
-        correct = clipped_ngram_matches(ids, offsets, hyp_rows, ids, offsets, ref_rows, groups,
-                                        self.max_ngram_order, threads_for(q, self.n_jobs))
-        sys_len = lengths[hyp_rows]
-        return BleuStatistics(sys_len, closest_reference_lengths(sys_len, lengths[ref_rows], groups),
-                              correct, ngram_totals(sys_len, self.max_ngram_order))
-
-    def sentence_statistics(self, lines: list) -> tuple[int, int, list, list]:
-        """(sys_len, ref_len, correct, total) as Python numbers for one segment given as
-        ``[hypothesis, *references]``, exact ``str`` each (:func:`~qascore.lexical.segments.single_segment_lines`):
-        the per-call road of the sentence-level entry points, on the kernels' one-segment
-        functions (no arrays, no threads)."""
-        if self.lowercase:
-            lines = [t.lower() for t in lines]
-        if self.tokenizer.name == "13a":
-            ids, lengths = tokenize_13a_segment(lines)
-        else:
-            token_ids, lengths = pack_token_lists([preprocess_segment(t, self.tokenizer) for t in lines])
-            ids = np.array(token_ids, dtype=np.int32).tobytes()
-        order = self.max_ngram_order
-        correct = segment_clipped_matches(ids, lengths, order)
-        sys_len = lengths[0]
-        if len(lengths) == 2:
-            ref_len = lengths[1]
-        else:  # the closest reference length, ties to the shorter (sacrebleu's _get_closest_ref_len)
-            ref_len = min([(abs(length - sys_len), length) for length in lengths[1:]])[1]
-        if sys_len >= order:
-            return sys_len, ref_len, correct, list(range(sys_len, sys_len - order, -1))
-        return sys_len, ref_len, correct, [max(sys_len - n, 0) for n in range(order)]
-
-    def _sentence_signature(self, n_refs: int) -> str:
-        """:meth:`signature` for ``n_refs`` references, built once per setting (a per-call cost otherwise)."""
-        key = (n_refs, self.lowercase, self.effective_order, self.tokenizer.name, self.smooth_method,
-               self.smooth_value, self.max_ngram_order)
-        cache = self.__dict__.setdefault("_signatures", {})
-        signature = cache.get(key)
-        if signature is None:
-            signature = cache[key] = self.signature(str(n_refs))
-        return signature
-
-    def statistics(self, hypotheses, references) -> Statistics:
-        """Corpus statistics of a batch: ``sys_len``, ``ref_len``, ``correct`` and ``total`` (per
-        n-gram order) summed over segments, and the reference counts behind ``nrefs``."""
-        if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
-            references = list(references)
-        stats = self.segment_statistics(hypotheses, references)
-        return Statistics({"sys_len": int(stats.sys_len.sum()), "ref_len": int(stats.ref_len.sum()),
-                           "correct": stats.correct.sum(axis=0), "total": stats.total.sum(axis=0),
-                           **reference_count_sums(references)}, len(stats))
-
-    # -- scores ----------------------------------------------------------------------------
-    def signature(self, nrefs: str | int | None = None) -> str:
-        """The settings of a score; ``nrefs`` (references per hypothesis, or ``var``) when known."""
-        smooth = self.smooth_method
-        if SMOOTH_DEFAULTS[smooth] is not None:
-            value = SMOOTH_DEFAULTS[smooth] if self.smooth_value is None else self.smooth_value
-            smooth += f"[{value:.2f}]"
-        counted = {} if nrefs is None else {"nrefs": nrefs}
-        return make_signature("bleu", **counted, case="lc" if self.lowercase else "mixed",
-                              eff=self.effective_order, tok=self.tokenizer.signature, smooth=smooth,
-                              ngram=self.max_ngram_order)
-
-    def _compute(self, correct, total, sys_len, ref_len):
-        return bleu_from_statistics(correct, total, sys_len, ref_len, smooth_method=self.smooth_method,
-                                    smooth_value=self.smooth_value, effective_order=self.effective_order)
-
-    def score_statistics(self, stats: BleuStatistics | Statistics, signature: str = "") -> BLEUScore:
-        """Corpus BLEU of already computed statistics: per-segment :class:`BleuStatistics`, or
-        :meth:`statistics` summed over several batches."""
-        if isinstance(stats, Statistics):
-            sys_len, ref_len = int(stats.sums["sys_len"]), int(stats.sums["ref_len"])
-            correct, total = stats.sums["correct"], stats.sums["total"]
-        else:
-            sys_len, ref_len = int(stats.sys_len.sum()), int(stats.ref_len.sum())
-            correct, total = stats.correct.sum(axis=0), stats.total.sum(axis=0)
-        score, prec, bp, counts, totals = self._compute(correct, total, sys_len, ref_len)
-        return BLEUScore(float(score[0]), as_numbers(counts[0]), as_numbers(totals[0]),
-                         prec[0].tolist(), float(bp[0]), sys_len, ref_len, signature)
-
-    def aggregate(self, statistics: Statistics) -> CorpusScore:
-        """Corpus BLEU of summed statistics: ``score``, ``precision_1..N`` (percent), ``bp``,
-        ``sys_len`` and ``ref_len``."""
-        result = self.score_statistics(statistics)
-        values = {"score": result.score, **{f"precision_{k}": p for k, p in enumerate(result.precisions, 1)},
-                  "bp": result.bp, "sys_len": result.sys_len, "ref_len": result.ref_len}
-        return CorpusScore(self.name, values, statistics.n, self.signature(nrefs_of_sums(statistics)))
-
-    def corpus_score(self, hypotheses, references) -> BLEUScore:  # type: ignore[override]  # sacrebleu's shape
-        """Corpus BLEU: statistics summed over all segments, then one score."""
-        stats = self.segment_statistics(hypotheses, references)
-        return self.score_statistics(stats, self.signature(count_nrefs(references)))
-
-    def sentence_scores(self, hypotheses, references) -> np.ndarray:
-        """BLEU of every hypothesis on its own (0-100), float64[Q]; one compiled pass for the batch."""
-        stats = self.segment_statistics(hypotheses, references)
-        return self._compute(stats.correct, stats.total, stats.sys_len, stats.ref_len)[0]
-
-    def score(self, hypotheses, references) -> ExampleScores:
-        """Sentence BLEU of every hypothesis (column ``bleu``, 0-100), as :meth:`sentence_scores`."""
-        if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
-            references = list(references)
-        return ExampleScores(self.name, {"bleu": self.sentence_scores(hypotheses, references)},
-                             self.signature(count_nrefs(references)))
-
-    def sentence_score(self, hypothesis: str, references) -> BLEUScore:
-        """BLEU of one hypothesis against its references, as a full score object."""
-        lines = single_segment_lines(hypothesis, references)
-        if lines is not None:  # the plain call: no batch layout, no arrays, Python floats
-            sys_len, ref_len, correct, total = self.sentence_statistics(lines)
-            score, prec, bp, counts, totals = bleu_of_counts(
-                correct, total, sys_len, ref_len, smooth_method=self.smooth_method, smooth_value=self.smooth_value,
-                effective_order=self.effective_order)
-            if self.smooth_method == "add-k":  # only add-k makes counts other than ints
-                counts, totals = as_numbers(counts), as_numbers(totals)
-            return BLEUScore(score, counts, totals, prec, bp, sys_len, ref_len,
-                             self._sentence_signature(len(lines) - 1))
-        stats = self.segment_statistics([hypothesis], [references])
-        return self.score_statistics(stats, self.signature(count_nrefs([references])))
+@lru_cache(maxsize=16)
+def _figure_names(order: int) -> tuple[str, ...]:
+    """The keys of BLEU's corpus figures for ``order`` n-gram orders."""
+    return ("score", *(f"precision_{k}" for k in range(1, order + 1)), "bp", "sys_len", "ref_len")
 
 
 def as_numbers(values) -> list:
@@ -364,11 +170,267 @@ def as_numbers(values) -> list:
     return [int(v) if float(v).is_integer() else float(v) for v in values]
 
 
-def corpus_bleu(hypotheses, references, **options) -> BLEUScore:
-    """Corpus BLEU with :class:`BLEU`'s options; ``references[i]`` lists hypothesis i's references."""
-    return BLEU(**options).corpus_score(hypotheses, references)
+def bleu_tokenizer(tokenize: str | Tokenizer) -> Tokenizer:
+    """The tokeniser of a BLEU setting: one of sacrebleu's names
+    (:func:`~qascore.text.sacrebleu_tokenizers.get_sacrebleu_tokenizer`) or a tokeniser object of
+    the one protocol (:class:`~qascore.text.tokenizers.TokenizerBase`), used as given."""
+    return tokenize if isinstance(tokenize, TokenizerBase) else get_sacrebleu_tokenizer(tokenize)  # type: ignore[arg-type]
+
+
+def bleu_settings(tokenize: str | Tokenizer = "13a", *, lowercase: bool = False, smooth_method: str = "exp",
+                  smooth_value=None, max_ngram_order: int = 4, effective_order: bool = False,
+                  n_jobs: int | None = None) -> dict:
+    """BLEU's options checked: ``tokenizer`` (:func:`bleu_tokenizer` of ``tokenize``), ``lowercase``,
+    ``smooth_method``, ``smooth_value``, ``max_ngram_order``, ``effective_order`` and ``n_jobs``
+    (resolved), as :class:`BLEU` holds them; a bad one raises a one-line error naming it."""
+    check_smoothing(smooth_method, smooth_value)
+    return {"tokenizer": bleu_tokenizer(tokenize), "lowercase": check_flag(lowercase, "lowercase"),
+            "smooth_method": smooth_method, "smooth_value": smooth_value,
+            "max_ngram_order": check_int(max_ngram_order, "max_ngram_order", low=1, high=MAX_ORDER),
+            "effective_order": check_flag(effective_order, "effective_order"), "n_jobs": resolve_n_jobs(n_jobs)}
+
+
+def bleu_signature(tokenizer: Tokenizer, *, lowercase: bool = False, smooth_method: str = "exp",
+                   smooth_value=None, max_ngram_order: int = 4, effective_order: bool = False,
+                   nrefs: str | int | None = None) -> str:
+    """The signature of BLEU's settings; ``nrefs`` (references per hypothesis, or ``var``) when known."""
+    smooth = smooth_method
+    if SMOOTH_DEFAULTS[smooth] is not None:
+        value = SMOOTH_DEFAULTS[smooth] if smooth_value is None else smooth_value
+        smooth += f"[{value:.2f}]"
+    counted = {} if nrefs is None else {"nrefs": nrefs}
+    return make_signature("bleu", **counted, case="lc" if lowercase else "mixed", eff=effective_order,
+                          tok=tokenizer.signature(), smooth=smooth, ngram=max_ngram_order)
+
+
+def _pack(texts, segment_starts, tokenizer: Tokenizer, lowercase: bool, n_jobs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Token ids and row offsets of the preprocessed texts; ids agree at least within each
+    segment (rows ``segment_starts[i]`` up to the next start)."""
+    if lowercase:
+        texts = [t.lower() for t in texts]
+    if tokenizer.name == "13a":  # compiled tokeniser + per-segment interning, the common case
+        from .._kernels.bleu_tok13a import tokenize_13a_packed
+
+        ids, offsets, _ = tokenize_13a_packed(texts, segment_starts, pool_threads(n_jobs))
+        return ids, offsets
+    lines = [t.rstrip() for t in texts]  # sacrebleu's preprocessing (preprocess_segment), batched
+    packed = tokenizer.encode_batch(lines, Vocabulary(), n_jobs)
+    return packed.ids, packed.offsets
+
+
+def segment_statistics_of(seg: Segments, tokenizer: Tokenizer, *, lowercase: bool = False,
+                          max_ngram_order: int = 4, n_jobs: int | None = None) -> BleuStatistics:
+    """Sufficient statistics of every segment of a batch already laid out
+    (:mod:`qascore.lexical.segments`), with settings already checked (as :class:`BLEU` holds them)."""
+    from .._kernels.ngram import clipped_ngram_matches, ngram_totals
+
+    hyp_rows, ref_rows, groups = seg.hyp_rows, seg.ref_rows, seg.groups
+    q = len(hyp_rows)
+    ids, offsets = _pack(seg.lines, hyp_rows, tokenizer, lowercase, resolve_n_jobs(n_jobs))
+    lengths = np.diff(offsets)
+    correct = clipped_ngram_matches(ids, offsets, hyp_rows, ids, offsets, ref_rows, groups, max_ngram_order,
+                                    threads_for(q, n_jobs))
+    sys_len = lengths[hyp_rows]
+    return BleuStatistics(sys_len, closest_reference_lengths(sys_len, lengths[ref_rows], groups),
+                          correct, ngram_totals(sys_len, max_ngram_order))
+
+
+def sentence_counts(lines: list, tokenizer: Tokenizer, *, lowercase: bool = False,
+                    max_ngram_order: int = 4) -> tuple[int, int, list, list]:
+    """(sys_len, ref_len, correct, total) as Python numbers for one segment given as
+    ``[hypothesis, *references]``, exact ``str`` each (:func:`~qascore.lexical.segments.single_segment_lines`):
+    the per-call road of the sentence-level entry points, on the kernels' one-segment functions
+    (no arrays, no threads)."""
+    if lowercase:
+        lines = [t.lower() for t in lines]
+    if tokenizer.name == "13a":
+        ids, lengths = tokenize_13a_segment(lines)
+    else:
+        token_ids, lengths = pack_token_lists([preprocess_segment(t, tokenizer) for t in lines])
+        ids = np.array(token_ids, dtype=np.int32).tobytes()
+    order = max_ngram_order
+    correct = segment_clipped_matches(ids, lengths, order)
+    sys_len = lengths[0]
+    if len(lengths) == 2:
+        ref_len = lengths[1]
+    else:  # the closest reference length, ties to the shorter (sacrebleu's _get_closest_ref_len)
+        ref_len = min([(abs(length - sys_len), length) for length in lengths[1:]])[1]
+    if sys_len >= order:
+        return sys_len, ref_len, correct, list(range(sys_len, sys_len - order, -1))
+    return sys_len, ref_len, correct, [max(sys_len - n, 0) for n in range(order)]
+
+
+def summed_statistics(stats: BleuStatistics, references) -> Statistics:
+    """Corpus statistics of per-segment statistics: ``sys_len``, ``ref_len``, ``correct`` and
+    ``total`` (per n-gram order) summed over segments, and the reference counts behind ``nrefs``."""
+    return Statistics({"sys_len": int(stats.sys_len.sum()), "ref_len": int(stats.ref_len.sum()),
+                       "correct": stats.correct.sum(axis=0), "total": stats.total.sum(axis=0),
+                       **reference_count_sums(references)}, len(stats))
+
+
+class BLEU(Metric):
+    """BLEU with sacrebleu's settings: ``tokenize`` one of sacrebleu's tokeniser names (13a, none,
+    intl, zh, char; ja-mecab and ko-mecab with the extras ``ja`` / ``ko``; spm, flores101, flores200,
+    spBLEU-1K with the extra ``spm`` and a model file, see
+    :func:`~qascore.text.sacrebleu_tokenizers.spm_model_path`) or a tokeniser object of the one
+    protocol (:func:`~qascore.text.tokenizers.get_tokenizer`), ``lowercase``,
+    ``smooth_method`` in none/floor/add-k/exp (``smooth_value`` for floor and add-k),
+    ``max_ngram_order`` and ``effective_order``. Batch calls use ``n_jobs`` threads.
+
+    As a :class:`~qascore.metric.Metric`, over this module's functions: ``score`` is sentence BLEU
+    of every hypothesis (:func:`sentence_bleu` with this object's settings; sacrebleu's
+    ``sentence_bleu`` uses ``effective_order=True``), ``statistics`` are the corpus n-gram counts
+    and lengths (integers, so they add exactly), and ``aggregate`` / ``compute`` /
+    ``corpus_score`` give corpus BLEU (:func:`corpus_bleu`) as a :class:`~qascore.metric.CorpusScore`
+    with ``score``, ``precision_1..N`` (percent), ``bp``, ``sys_len`` and ``ref_len``.
+    ``sentence_score(hypothesis, references)`` is the same figures for one segment.
+    """
+
+    name = "bleu"
+
+    tokenizer: Tokenizer
+    lowercase: bool
+    smooth_method: str
+    smooth_value: float | None
+    max_ngram_order: int
+    effective_order: bool
+    n_jobs: int
+
+    def __init__(self, tokenize: str | Tokenizer = "13a", *, lowercase: bool = False, smooth_method: str = "exp",
+                 smooth_value=None, max_ngram_order: int = 4, effective_order: bool = False,
+                 n_jobs: int | None = None):
+        self.__dict__.update(bleu_settings(tokenize, lowercase=lowercase, smooth_method=smooth_method,
+                                           smooth_value=smooth_value, max_ngram_order=max_ngram_order,
+                                           effective_order=effective_order, n_jobs=n_jobs))
+
+    def settings(self) -> dict:
+        return {"tokenize": self.tokenizer.name, "lowercase": self.lowercase, "smooth_method": self.smooth_method,
+                "smooth_value": self.smooth_value, "max_ngram_order": self.max_ngram_order,
+                "effective_order": self.effective_order}
+
+    def _scoring(self) -> dict:
+        """The settings that turn statistics into scores, as the functions take them."""
+        return {"smooth_method": self.smooth_method, "smooth_value": self.smooth_value,
+                "effective_order": self.effective_order}
+
+    def signature(self) -> str:
+        """The settings of a score (a result's signature adds ``nrefs``)."""
+        return bleu_signature(self.tokenizer, lowercase=self.lowercase, max_ngram_order=self.max_ngram_order,
+                              **self._scoring())
+
+    # -- statistics -------------------------------------------------------------------------
+    def segment_statistics(self, hypotheses, references) -> BleuStatistics:
+        """Sufficient statistics of every hypothesis against its own list of references."""
+        return self.segment_statistics_of(segment_lines(hypotheses, references))
+
+    def segment_statistics_of(self, seg: Segments) -> BleuStatistics:
+        """:meth:`segment_statistics` of a batch already laid out (:mod:`qascore.lexical.segments`)."""
+        return segment_statistics_of(seg, self.tokenizer, lowercase=self.lowercase,
+                                     max_ngram_order=self.max_ngram_order, n_jobs=self.n_jobs)
+
+    def sentence_statistics(self, lines: list) -> tuple[int, int, list, list]:
+        """:func:`sentence_counts` of one segment ``[hypothesis, *references]`` with these settings."""
+        return sentence_counts(lines, self.tokenizer, lowercase=self.lowercase, max_ngram_order=self.max_ngram_order)
+
+    def statistics(self, hypotheses, references) -> Statistics:
+        """Corpus statistics of a batch (:func:`bleu_statistics`)."""
+        return bleu_statistics(hypotheses, references, self.tokenizer, lowercase=self.lowercase,
+                               max_ngram_order=self.max_ngram_order, n_jobs=self.n_jobs)
+
+    # -- scores ----------------------------------------------------------------------------
+    def aggregate(self, statistics: Statistics) -> CorpusScore:
+        """Corpus BLEU of summed statistics (:func:`bleu_aggregate`)."""
+        return bleu_aggregate(statistics, self.tokenizer, lowercase=self.lowercase,
+                              max_ngram_order=self.max_ngram_order, **self._scoring())
+
+    def sentence_scores(self, hypotheses, references) -> np.ndarray:
+        """BLEU of every hypothesis on its own (0-100), float64[Q]; one compiled pass for the batch."""
+        return sentence_scores_of(self.segment_statistics(hypotheses, references), **self._scoring())
+
+    def score(self, hypotheses, references) -> ExampleScores:
+        """Sentence BLEU of every hypothesis (column ``bleu``, 0-100), as :meth:`sentence_scores`."""
+        if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
+            references = list(references)
+        return ExampleScores(self.name, {"bleu": self.sentence_scores(hypotheses, references)},
+                             self._signature_of(count_nrefs(references)))
+
+    def sentence_score(self, hypothesis: str, references) -> CorpusScore:
+        """BLEU of one hypothesis against its references: the corpus figures of a one-segment corpus."""
+        lines = single_segment_lines(hypothesis, references)
+        if lines is None:  # any other argument shape: the batch layout checks and converts it
+            return self.corpus_score([hypothesis], [references])
+        sys_len, ref_len, correct, total = self.sentence_statistics(lines)
+        score, prec, bp, _, _ = bleu_of_counts(correct, total, sys_len, ref_len, **self._scoring())
+        return CorpusScore(self.name, dict(zip(_figure_names(len(prec)), (score, *prec, bp, sys_len, ref_len))),
+                           1, self._signature_of(len(lines) - 1))
+
+    def _signature_of(self, nrefs: str | int) -> str:
+        """A result's signature for ``nrefs`` references, built once per count (a per-call cost otherwise)."""
+        cache = self.__dict__.setdefault("_signatures", {})
+        signature = cache.get(nrefs)
+        if signature is None:
+            signature = cache[nrefs] = bleu_signature(self.tokenizer, lowercase=self.lowercase,
+                                                      max_ngram_order=self.max_ngram_order, nrefs=str(nrefs),
+                                                      **self._scoring())
+        return signature
+
+
+def bleu_statistics(hypotheses, references, tokenizer: Tokenizer, *, lowercase: bool = False,
+                    max_ngram_order: int = 4, n_jobs: int | None = None) -> Statistics:
+    """Corpus statistics of a batch (:func:`summed_statistics` of :func:`segment_statistics_of`);
+    statistics of batches add. Settings as :func:`bleu_settings` checks them."""
+    if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
+        references = list(references)
+    seg = segment_lines(hypotheses, references)
+    stats = segment_statistics_of(seg, tokenizer, lowercase=lowercase, max_ngram_order=max_ngram_order, n_jobs=n_jobs)
+    return summed_statistics(stats, references)
+
+
+def sentence_scores_of(stats: BleuStatistics, *, smooth_method: str = "exp", smooth_value=None,
+                       effective_order: bool = False) -> np.ndarray:
+    """BLEU (0-100) of every row of per-segment statistics, float64[Q]."""
+    return bleu_from_statistics(stats.correct, stats.total, stats.sys_len, stats.ref_len, smooth_method=smooth_method,
+                                smooth_value=smooth_value, effective_order=effective_order)[0]
+
+
+def bleu_aggregate(statistics: Statistics, tokenizer: Tokenizer, *, lowercase: bool = False,
+                   smooth_method: str = "exp", smooth_value=None, max_ngram_order: int = 4,
+                   effective_order: bool = False) -> CorpusScore:
+    """Corpus BLEU of summed statistics (:func:`summed_statistics`, or several batches' added):
+    ``score``, ``precision_1..N`` (percent), ``bp``, ``sys_len`` and ``ref_len``."""
+    sys_len, ref_len = int(statistics.sums["sys_len"]), int(statistics.sums["ref_len"])
+    score, prec, bp, _, _ = bleu_from_statistics(statistics.sums["correct"], statistics.sums["total"], sys_len,
+                                                 ref_len, smooth_method=smooth_method, smooth_value=smooth_value,
+                                                 effective_order=effective_order)
+    values = dict(zip(_figure_names(prec.shape[1]), (float(score[0]), *prec[0].tolist(), float(bp[0]), sys_len,
+                                                     ref_len)))
+    signature = bleu_signature(tokenizer, lowercase=lowercase, smooth_method=smooth_method, smooth_value=smooth_value,
+                               max_ngram_order=max_ngram_order, effective_order=effective_order,
+                               nrefs=nrefs_of_sums(statistics))
+    return CorpusScore(BLEU.name, values, statistics.n, signature)
+
+
+def _split_settings(settings: dict) -> tuple[dict, dict]:
+    """Checked settings (:func:`bleu_settings`) split into those of the statistics and of the score."""
+    counting = {k: settings[k] for k in ("lowercase", "max_ngram_order", "n_jobs")}
+    scoring = {k: settings[k] for k in ("smooth_method", "smooth_value", "effective_order")}
+    return counting, scoring
+
+
+def corpus_bleu(hypotheses, references, **options) -> CorpusScore:
+    """Corpus BLEU (:func:`bleu_statistics`, then :func:`bleu_aggregate`) with :class:`BLEU`'s options;
+    ``references[i]`` lists hypothesis i's references."""
+    settings = bleu_settings(**options)
+    counting, scoring = _split_settings(settings)
+    statistics = bleu_statistics(hypotheses, references, settings["tokenizer"], **counting)
+    return bleu_aggregate(statistics, settings["tokenizer"], lowercase=counting["lowercase"],
+                          max_ngram_order=counting["max_ngram_order"], **scoring)
 
 
 def sentence_bleu(hypotheses, references, *, effective_order: bool = True, **options) -> np.ndarray:
-    """Sentence BLEU for a batch (effective order on, as sacrebleu's ``sentence_bleu``)."""
-    return BLEU(effective_order=effective_order, **options).sentence_scores(hypotheses, references)
+    """Sentence BLEU of every hypothesis of a batch, float64[Q] (effective order on, as sacrebleu's
+    ``sentence_bleu``); other options as :class:`BLEU`'s."""
+    settings = bleu_settings(effective_order=effective_order, **options)
+    counting, scoring = _split_settings(settings)
+    stats = segment_statistics_of(segment_lines(hypotheses, references), settings["tokenizer"], **counting)
+    return sentence_scores_of(stats, **scoring)

@@ -42,7 +42,9 @@ def mrc_demo(data_dir, out) -> None:
         pairs = read_json(pairs_path)
     print("BLEU (sacrebleu 2.6 semantics, 13a, exp smoothing)", file=out)
     corpus = BLEU().corpus_score(pairs["hypotheses"], pairs["references"])
-    print(f"  corpus: {corpus}", file=out)
+    precisions = "/".join(f"{corpus[f'precision_{k}']:.1f}" for k in range(1, 5))
+    print(f"  corpus: BLEU = {corpus['score']:.2f} {precisions} (BP = {corpus['bp']:.3f}) [{corpus.signature}]",
+          file=out)
     sentence = BLEU(effective_order=True).sentence_scores(pairs["hypotheses"], pairs["references"])
     for hyp, score in zip(pairs["hypotheses"], sentence):
         print(f"  sentence {score:6.2f}  {hyp}", file=out)

@@ -1,6 +1,9 @@
 """sacreBLEU's tokenisers, every one of sacrebleu 2.6's names, reproduced exactly.
 
-The rule-based ones (``13a``, ``none``, ``intl``, ``zh``, ``char``) are written here; the others run
+Members of the one tokeniser protocol and registry (:mod:`qascore.text.tokenizers`:
+``get_tokenizer("13a")``); ``char`` is the registry's :class:`~qascore.text.tokenizers.CharTokenizer`,
+whose tokens are sacrebleu's. The rule-based ones (``13a``, ``none``, ``intl``, ``zh``) are written
+here; the others run
 the analyser sacrebleu runs, set up as sacrebleu sets it up: ``ja-mecab`` and ``ko-mecab`` MeCab
 with the packaged IPA and mecab-ko dictionaries (extras ``ja`` and ``ko``), ``spm`` /
 ``flores101`` / ``flores200`` / ``spBLEU-1K`` SentencePiece with a model file the user holds
@@ -8,7 +11,7 @@ with the packaged IPA and mecab-ko dictionaries (extras ``ja`` and ``ko``), ``sp
 
 Each tokeniser is a callable returning the tokenised line (tokens joined by single spaces),
 as sacrebleu's are; ``tokenize`` returns the token list BLEU counts (``line.split()``) and
-``signature`` what sacrebleu's signature records (``ja-mecab-0.996-IPA``, ``flores200``).
+``signature()`` what sacrebleu's signature records (``ja-mecab-0.996-IPA``, ``flores200``).
 The quirks of sacrebleu 2.6 are kept on purpose so scores agree bit for bit:
 
 * ``13a`` pads the line with one space on each side, which lets a final ``.`` after a digit split;
@@ -26,7 +29,11 @@ import os
 import re
 from pathlib import Path
 
+from .._parallel import threads_for
 from ..errors import one_line, require_extra
+from .encode import MODE_WHITESPACE, encode_texts
+from .packing import PackedTokens, Vocabulary
+from .tokenizers import Tokenizer, TokenizerBase, get_tokenizer
 
 # 13a / zh post-tokeniser (mteval-v13a): four substitutions applied one after another.
 _REGEXP_RULES = (
@@ -57,27 +64,13 @@ def _unescape_13a(line: str) -> str:
     return line
 
 
-class SacreTokenizer:
-    """Base: ``__call__`` gives the tokenised line, ``tokenize`` the token list, ``signature``
-    the tokeniser as sacrebleu's signatures record it (the name, unless the analyser's version
-    is part of it)."""
-
-    name = ""
-
-    @property
-    def signature(self) -> str:
-        return self.name
+class SacreTokenizer(TokenizerBase):
+    """sacrebleu's family: ``__call__`` gives the tokenised line, ``tokenize`` the token list (its
+    ``split()``), ``signature()`` the tokeniser as sacrebleu's signatures record it (the name,
+    unless the analyser's version is part of it)."""
 
     def __call__(self, line: str) -> str:
         raise NotImplementedError
-
-    def tokenize(self, line: str) -> list[str]:
-        return self(line).split()
-
-    def tokenize_batch(self, lines, n_threads: int = 1) -> list[list[str]]:
-        """The token lists of ``lines``; ``n_threads`` is used where the analyser has a batch
-        call (SentencePiece), else ignored."""
-        return [self(line).split() for line in lines]
 
 
 class Tokenizer13a(SacreTokenizer):
@@ -93,12 +86,8 @@ class TokenizerNone(SacreTokenizer):
     def __call__(self, line: str) -> str:
         return line
 
-
-class TokenizerChar(SacreTokenizer):
-    name = "char"
-
-    def __call__(self, line: str) -> str:
-        return " ".join(line)
+    def encode_batch(self, texts, vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens:
+        return encode_texts(texts, vocab, n_jobs, MODE_WHITESPACE)  # the tokens are line.split()
 
 
 # sacrebleu's table, verbatim as strings; see _chinese_intervals for how a character compares.
@@ -192,7 +181,6 @@ class _MecabTokenizer(SacreTokenizer):
         self._parse = self._tagger.parse
         self._signature = f"{self.name}-{self._tagger.version()}-{self._signature_suffix}"
 
-    @property
     def signature(self) -> str:
         return self._signature
 
@@ -278,7 +266,6 @@ class TokenizerSPM(SacreTokenizer):
             raise ValueError(one_line(f"{path}: not a sentencepiece model ({exc})")) from None
         self._encode = self._processor.Encode
 
-    @property
     def signature(self) -> str:
         return SPM_MODELS[self.name]["signature"]
 
@@ -286,46 +273,40 @@ class TokenizerSPM(SacreTokenizer):
         return " ".join(self._encode(line, out_type=str))
 
     def tokenize_batch(self, lines, n_threads: int = 1) -> list[list[str]]:
+        """The token lists of ``lines``, from SentencePiece's batch call on ``n_threads`` threads."""
         lines = lines if isinstance(lines, list) else list(lines)
         # joined and split as BLEU splits the joined line: a piece may hold a tab or another space
         return [" ".join(pieces).split() for pieces in self._encode(lines, out_type=str, num_threads=n_threads)]
+
+    def encode_batch(self, texts, vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens:
+        return vocab.pack(self.tokenize_batch(texts, threads_for(len(texts), n_jobs)))
 
     def __reduce__(self):  # the processor is a C object: a copy loads the same file
         return type(self), (self.name, self.model_file)
 
 
-_TOKENIZERS = {
-    "13a": Tokenizer13a,
-    "none": TokenizerNone,
-    "intl": TokenizerIntl,
-    "zh": TokenizerZh,
-    "char": TokenizerChar,
-    "ja-mecab": TokenizerJaMecab,
-    "ko-mecab": TokenizerKoMecab,
-}
-# the rule-based tokenisers, which need no extra and no file
-RULE_TOKENIZERS = tuple(_TOKENIZERS)[:5]
-SACREBLEU_TOKENIZERS = (*_TOKENIZERS, *SPM_MODELS)
+# sacrebleu's names, all in the one registry (qascore.text.tokenizers.get_tokenizer); the rule-based
+# ones need no extra and no file
+RULE_TOKENIZERS = ("13a", "none", "intl", "zh", "char")
+SACREBLEU_TOKENIZERS = (*RULE_TOKENIZERS, "ja-mecab", "ko-mecab", *SPM_MODELS)
 
 
-def get_sacrebleu_tokenizer(name: str, model_file: str | os.PathLike | None = None) -> SacreTokenizer:
-    """The tokeniser sacrebleu calls ``name``: ``13a``, ``none``, ``intl``, ``zh``, ``char``,
-    ``ja-mecab``, ``ko-mecab`` (extras ``ja``, ``ko``), ``spm``, ``flores101``, ``flores200``,
-    ``spBLEU-1K`` (extra ``spm``; ``model_file``, else :func:`spm_model_path`'s places)."""
+def get_sacrebleu_tokenizer(name: str, model_file: str | os.PathLike | None = None) -> Tokenizer:
+    """:func:`~qascore.text.tokenizers.get_tokenizer` for sacrebleu's names only (what BLEU accepts):
+    ``13a``, ``none``, ``intl``, ``zh``, ``char``, ``ja-mecab``, ``ko-mecab`` (extras ``ja``, ``ko``),
+    ``spm``, ``flores101``, ``flores200``, ``spBLEU-1K`` (extra ``spm``; ``model_file``, else
+    :func:`spm_model_path`'s places)."""
+    if name not in SACREBLEU_TOKENIZERS:
+        raise ValueError(f"unknown sacrebleu tokenizer {name!r}; known: {', '.join(SACREBLEU_TOKENIZERS)}")
     if name in SPM_MODELS:
-        return TokenizerSPM(name, model_file)
+        return get_tokenizer(name, model_file=model_file)
     if model_file is not None:
         raise ValueError(f"model_file is for the sentencepiece tokenizers ({', '.join(SPM_MODELS)}), "
                          f"not {name!r}")
-    try:
-        return _TOKENIZERS[name]()
-    except KeyError:
-        raise ValueError(
-            f"unknown sacrebleu tokenizer {name!r}; known: {', '.join(SACREBLEU_TOKENIZERS)}"
-        ) from None
+    return get_tokenizer(name)
 
 
-def preprocess_segment(line: str, tokenizer: SacreTokenizer, lowercase: bool = False) -> list[str]:
+def preprocess_segment(line: str, tokenizer: Tokenizer, lowercase: bool = False) -> list[str]:
     """sacrebleu's BLEU preprocessing: optional lowercase, strip trailing whitespace, tokenise."""
     if lowercase:
         line = line.lower()

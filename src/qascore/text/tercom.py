@@ -5,6 +5,7 @@ whitespace runs collapsed to single spaces.
 The rules are applied in sacrebleu's order, each as one substitution pass over the whole sentence
 (the order matters: ``&amp;lt;`` becomes ``&lt;``, never ``<``). Literal patterns use ``str.replace``,
 the same left-to-right, non-overlapping replacement as a regex without metacharacters.
+The tokeniser is a member of the one protocol and registry of :mod:`qascore.text.tokenizers`.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import re
 from functools import lru_cache
 
 from ..validate import check_flag
+from .tokenizers import TokenizerBase
 
 # sacrebleu's code point ranges for CJK and full-width punctuation.
 _ASIAN_PUNCT = "[\u3001\u3002\u3008-\u3011\u3014-\u301f\uff61-\uff65\u30fb]"
@@ -94,8 +96,9 @@ def _tokenize(sent: str, normalized: bool, no_punct: bool, asian_support: bool, 
     return " ".join(sent.split())
 
 
-class TercomTokenizer:
-    """``tok(sentence) -> str``: sacrebleu's Tercom tokeniser with the same four options.
+class TercomTokenizer(TokenizerBase):
+    """``tok(sentence) -> str``: sacrebleu's Tercom tokeniser with the same four options, a member
+    of the one tokeniser registry (``get_tokenizer("tercom", normalized=True)``).
 
     ``normalized`` applies Tercom's normalisation (line joins, XML unescaping, punctuation split
     off); with ``asian_support`` it also splits CJK characters apart. ``no_punct`` removes
@@ -104,6 +107,7 @@ class TercomTokenizer:
     """
 
     __slots__ = ("normalized", "no_punct", "asian_support", "case_sensitive", "_key")
+    name = "tercom"
 
     def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
                  case_sensitive: bool = False) -> None:
@@ -122,9 +126,6 @@ class TercomTokenizer:
         if not isinstance(sent, str):
             raise TypeError(f"TercomTokenizer expects a str, got {type(sent).__name__}")
         return _tokenize(sent, *self._key) if sent else ""
-
-    def signature(self) -> str:
-        return "tercom"
 
     def __repr__(self) -> str:
         return (f"TercomTokenizer(normalized={self.normalized}, no_punct={self.no_punct}, "

@@ -1,18 +1,31 @@
-"""Tokenisers: each turns a string into a list of token strings, one definition per convention.
+"""Tokenisers: the one protocol and the one registry of every tokeniser in qascore.
 
-Every tokeniser has ``name``, ``tokenize(text)`` (the readable reference), ``tokenize_batch(texts)``
-and ``encode_batch(texts, vocab, n_jobs=None) -> PackedTokens`` (token ids interned in ``vocab``).
-``encode_batch`` always gives what ``vocab.pack(tokenize_batch(texts))`` gives; the four built-in
-tokenisers do it in compiled code (``encode.py``), a tokeniser without a kernel mode through
-``Vocabulary.pack``.
+A tokeniser has ``name``, ``signature()`` (what a result's signature records), ``tokenize(text)``
+(the readable reference: the token list), ``__call__(text)`` (the tokenised text: tokens separated
+by whitespace, ``tokenize(text) == tok(text).split()``), ``tokenize_batch(texts)`` and
+``encode_batch(texts, vocab, n_jobs=None) -> PackedTokens`` (token ids interned in ``vocab``).
+``encode_batch`` always gives what ``vocab.pack(tokenize_batch(texts))`` gives; the tokenisers with a
+kernel mode do it in compiled code (``encode.py``), the others through ``Vocabulary.pack``.
+
+Three families are members, each defined in its own module and all built by :func:`get_tokenizer`:
+
+* here: ``rouge`` (rouge-score's), ``unicode``, ``whitespace``, ``char`` (also sacrebleu's ``char``:
+  the same tokens) and ``words`` (EXAM's and the nuggets' terms);
+* :mod:`qascore.text.sacrebleu_tokenizers`: sacrebleu's ``13a``, ``none``, ``intl``, ``zh``,
+  ``ja-mecab``, ``ko-mecab``, ``spm``, ``flores101``, ``flores200``, ``spBLEU-1K``;
+* :mod:`qascore.text.tercom`: TER's ``tercom``.
+
+The other two families are imported on first use (the table names their module), so importing
+this module costs nothing for them.
 """
 from __future__ import annotations
 
+import importlib
 import re
 import unicodedata
-from functools import lru_cache
-from typing import Protocol
-from collections.abc import Sequence
+from functools import lru_cache, partial
+from typing import Any, Protocol
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -24,12 +37,13 @@ from .porter import porter_stem
 class Tokenizer(Protocol):
     name: str
 
-    @property
     def signature(self) -> str: ...
 
-    def tokenize(self, text: str) -> list[str]: ...
+    def __call__(self, text: str, /) -> str: ...
 
-    def tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]: ...
+    def tokenize(self, text: str, /) -> list[str]: ...
+
+    def tokenize_batch(self, texts: Sequence[str], /) -> list[list[str]]: ...
 
     def encode_batch(self, texts: Sequence[str], vocab: Vocabulary, n_jobs: int | None = None) -> PackedTokens: ...
 
@@ -39,19 +53,25 @@ def _check_text(text: str) -> None:
         raise TypeError(f"text must be str, got {type(text).__name__}")
 
 
-class _TokenizerBase:
-    """Batch methods shared by every tokeniser: validate once, then tokenise text by text."""
+class TokenizerBase:
+    """What every tokeniser shares: the batch methods (validate once, then tokenise text by text)
+    and the two forms of one rule. A subclass defines ``name`` and either ``tokenize`` (the token
+    list; the tokenised text is the tokens joined by spaces) or ``__call__`` (the tokenised text, as
+    sacrebleu's and Tercom's rules are written; the token list is its ``split()``)."""
 
+    __slots__ = ()
     name = ""
     use_stemmer = False
 
-    @property
     def signature(self) -> str:
         """What to record in a result's signature: the rule and the stemmer, e.g. ``rouge+porter``."""
         return f"{self.name}+porter" if self.use_stemmer else self.name
 
+    def __call__(self, text: str) -> str:
+        return " ".join(self.tokenize(text))
+
     def tokenize(self, text: str) -> list[str]:
-        raise NotImplementedError
+        return self(text).split()
 
     def tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
         texts = texts if isinstance(texts, (list, tuple)) else list(texts)  # a generator is read once
@@ -72,7 +92,7 @@ class _TokenizerBase:
         return f"{type(self).__name__}()"
 
 
-class WhitespaceTokenizer(_TokenizerBase):
+class WhitespaceTokenizer(TokenizerBase):
     """``str.split()``: runs of Unicode whitespace separate tokens; nothing else changes."""
 
     name = "whitespace"
@@ -85,10 +105,16 @@ class WhitespaceTokenizer(_TokenizerBase):
         return encode_texts(texts, vocab, n_jobs, MODE_WHITESPACE)
 
 
-class CharTokenizer(_TokenizerBase):
-    """DuReader convention: drop whitespace code points, then one token per code point."""
+class CharTokenizer(TokenizerBase):
+    """DuReader convention (and sacrebleu's ``char``): drop whitespace code points, then one token
+    per code point."""
 
     name = "char"
+
+    def __call__(self, text: str) -> str:
+        """sacrebleu's ``char`` line: every character, whitespace included, one space between two;
+        its ``split()`` is :meth:`tokenize` (``str.split`` and ``str.isspace`` share one definition)."""
+        return " ".join(text)
 
     def tokenize(self, text: str) -> list[str]:
         _check_text(text)
@@ -106,7 +132,7 @@ def _stem_long_token(token: str) -> str:
     return porter_stem(token) if len(token) > 3 else token
 
 
-class RougeTokenizer(_TokenizerBase):
+class RougeTokenizer(TokenizerBase):
     """rouge-score 0.1.2's default tokeniser, bit for bit.
 
     ``text.lower()``; every run of characters outside ``[a-z0-9]`` becomes one space; split on
@@ -190,7 +216,7 @@ def _stem_long_ascii_word(token: str) -> str:
     return porter_stem(token) if len(token) > 3 and _ASCII_WORD.fullmatch(token) else token
 
 
-class UnicodeWordTokenizer(_TokenizerBase):
+class UnicodeWordTokenizer(TokenizerBase):
     """Words in any script, for text the rouge tokeniser deletes (Chinese, Thai, Russian, ...).
 
     Rule: ``text.casefold()``; a token is a maximal run of letters (Unicode category L*) and
@@ -249,7 +275,7 @@ _BREAK, _DROPPED = -2, -1
 _WORD_CACHE_LIMIT = 1 << 20  # distinct words remembered per tokeniser before the cache starts over
 
 
-class WordTermTokenizer(_TokenizerBase):
+class WordTermTokenizer(TokenizerBase):
     """Terms for lexical matching: ``text.lower()``, runs of ``\\w`` (Unicode word characters),
     stopwords dropped, then each word through ``stem`` (any ``str -> str``; None keeps it).
 
@@ -266,7 +292,6 @@ class WordTermTokenizer(_TokenizerBase):
         self._cache: dict[str, str | None] = {}
         self.use_stemmer = stem is not None
 
-    @property
     def signature(self) -> str:
         parts = ["words", "lower"] + (["nostop"] if self._stopwords else []) + (["stem"] if self._stem else [])
         return "-".join(parts)
@@ -310,23 +335,46 @@ class WordTermTokenizer(_TokenizerBase):
         return f"{type(self).__name__}(stem={self._stem!r}, stopwords={len(self._stopwords)} words)"
 
 
-_REGISTRY = {
+# The one table of tokeniser names: a class here, or (module, class, arguments) of a family imported
+# on first use.
+_REGISTRY: dict[str, Any] = {
     "whitespace": WhitespaceTokenizer,
     "char": CharTokenizer,
     "rouge": RougeTokenizer,
     "words": WordTermTokenizer,
     "unicode": UnicodeWordTokenizer,
+    **{name: (".sacrebleu_tokenizers", cls, ()) for name, cls in (
+        ("13a", "Tokenizer13a"), ("none", "TokenizerNone"), ("intl", "TokenizerIntl"), ("zh", "TokenizerZh"),
+        ("ja-mecab", "TokenizerJaMecab"), ("ko-mecab", "TokenizerKoMecab"))},
+    **{name: (".sacrebleu_tokenizers", "TokenizerSPM", (name,))
+       for name in ("spm", "flores101", "flores200", "spBLEU-1K")},
+    "tercom": (".tercom", "TercomTokenizer", ()),
 }
 
 
-def register_tokenizer(name: str, factory) -> None:
+def register_tokenizer(name: str, factory: Callable[..., Tokenizer]) -> None:
+    """Add a tokeniser to the registry: ``factory(**options)`` builds it (a class of the protocol,
+    e.g. a subclass of :class:`TokenizerBase`)."""
     _REGISTRY[name] = factory
 
 
+def tokenizer_names() -> tuple[str, ...]:
+    """Every registered tokeniser name, in registration order."""
+    return tuple(_REGISTRY)
+
+
 def get_tokenizer(name: str, **options) -> Tokenizer:
-    """Build a tokeniser by name (``rouge``, ``unicode``, ``whitespace``, ``char``)."""
+    """Build a tokeniser by name with its options: ``rouge`` (``use_stemmer``), ``unicode``
+    (``use_stemmer``), ``whitespace``, ``char``, ``words`` (``stem``, ``stopwords``); sacrebleu's
+    ``13a``, ``none``, ``intl``, ``zh``, ``ja-mecab``, ``ko-mecab``, ``spm``, ``flores101``,
+    ``flores200``, ``spBLEU-1K`` (``model_file``); TER's ``tercom`` (``normalized``, ``no_punct``,
+    ``asian_support``, ``case_sensitive``); and any added by :func:`register_tokenizer`."""
     try:
         factory = _REGISTRY[name]
-    except KeyError:
+    except (KeyError, TypeError):
         raise ValueError(f"unknown tokenizer {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+    if isinstance(factory, tuple):
+        module, attribute, arguments = factory
+        factory = getattr(importlib.import_module(module, __package__), attribute)
+        factory = partial(factory, *arguments) if arguments else factory
     return factory(**options)

@@ -61,7 +61,7 @@ class BLEU(Metric):
         self.smooth_value = smooth_value
         self.max_ngram_order = max_ngram_order
         self.effective_order = effective_order
-        self.tokenizer_signature = self._native.tokenizer.signature
+        self.tokenizer_signature = self._native.tokenizer.signature()
         super().__init__(references)
         self._force = force
 

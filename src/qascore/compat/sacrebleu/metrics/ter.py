@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....lexical.ter import TER as NativeTER
-from ....lexical.ter import ter_from_statistics, ter_from_statistics_batch
+from ....lexical.ter import summed_rows, ter_from_statistics, ter_from_statistics_batch
 from .base import Metric, Score, Signature
 
 
@@ -54,8 +54,8 @@ class TER(Metric):
         return TERScore(ter_from_statistics(num_edits, ref_length), num_edits, ref_length)
 
     def _aggregate_and_compute(self, stats) -> TERScore:
-        total = self._native.score_statistics(stats)  # edits as an int, lengths summed left to right
-        return TERScore(total.score, total.num_edits, total.ref_length)
+        num_edits, ref_length = summed_rows(stats)  # edits as an int, lengths summed left to right
+        return TERScore(ter_from_statistics(num_edits, ref_length), num_edits, ref_length)
 
     def _scores_from_stats(self, rows) -> np.ndarray:
         rows = np.asarray(rows)

@@ -2,7 +2,8 @@
 tokeniser class is (a callable line -> tokenised line, ``signature()`` as sacrebleu records it)."""
 from __future__ import annotations
 
-from ....text.sacrebleu_tokenizers import SacreTokenizer, get_sacrebleu_tokenizer
+from ....text.sacrebleu_tokenizers import get_sacrebleu_tokenizer
+from ....text.tokenizers import Tokenizer
 
 
 class BaseTokenizer:
@@ -21,10 +22,10 @@ class NativeTokenizer(BaseTokenizer):
     _name = ""
 
     def __init__(self) -> None:
-        self._tokenizer: SacreTokenizer = get_sacrebleu_tokenizer(self._name)
+        self._tokenizer: Tokenizer = get_sacrebleu_tokenizer(self._name)
 
     def signature(self) -> str:
-        return self._tokenizer.signature
+        return self._tokenizer.signature()
 
     def __call__(self, line: str) -> str:
         return self._tokenizer(line)

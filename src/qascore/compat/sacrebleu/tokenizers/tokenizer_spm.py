@@ -11,7 +11,7 @@ __all__ = ["SPM_MODELS", "Flores101Tokenizer", "Flores200Tokenizer", "TokenizerS
 class TokenizerSPM(NativeTokenizer):
     def __init__(self, key: str = "spm") -> None:
         self._tokenizer = _NativeSPM(key)
-        self.name = self._tokenizer.signature
+        self.name = self._tokenizer.signature()
 
 
 class Flores101Tokenizer(TokenizerSPM):
