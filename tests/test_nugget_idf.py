@@ -75,7 +75,7 @@ RUNS_IDF = {
 def test_runs_option_reproduces_the_co_scored_numbers(demo, setting):
     m = model(demo, setting, idf="runs")
     assert alone_and_together(m, demo[2]) == RUNS_IDF[setting]
-    assert "idf:runs" in m.signature(0.2)
+    assert "idf:runs" in m.signature() and "threshold:0.2" in m.assignment_signature(0.2)
 
 
 def test_background_table_values_and_the_unseen_term():
@@ -217,4 +217,4 @@ def test_cli_idf_options(tmp_path, capsys):
 def test_user_table_is_used_as_given():
     table = IdfTable({"london": 1}, 10, "mine")
     m = Nuggeteer(AnswerKey({"q": Question("q", "t", [Nugget("q", "1", "born in London", "vital")])}), idf=table)
-    assert m.idf is table and "idf:mine" in m.signature(0.2)
+    assert m.idf is table and "idf:mine" in m.assignment_signature(0.2)

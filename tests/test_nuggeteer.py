@@ -107,13 +107,14 @@ def test_stemming_option(options, text, expect):
 
 def test_options_are_recorded_and_validated():
     model = Nuggeteer(make_key(), n=3, stem=True, stopwords=True, weighting="count", informativeness="equation3")
-    sig = model.signature(0.3)
+    sig = model.assignment_signature(0.3)
     for part in ("n:3", "stem:yes", "stopwords:yes", "weighting:count", "informativeness:equation3", "threshold:0.3"):
         assert part in sig
-    assert "idf:background-wordfreq-en-3.1.1" in Nuggeteer(make_key()).signature(0.2)
-    assert "idf:runs" in Nuggeteer(make_key(), idf="runs").signature(0.2)
-    assert "idf:none" in Nuggeteer(make_key(), weighting="count").signature(0.2)
-    assert "null_in_group:no" in Nuggeteer(make_key(), null_in_group=False).signature(0.2)
+    assert sig == model.signature().replace("|version:", "|threshold:0.3|version:")  # the settings, then the threshold
+    assert "idf:background-wordfreq-en-3.1.1" in Nuggeteer(make_key()).signature()
+    assert "idf:runs" in Nuggeteer(make_key(), idf="runs").signature()
+    assert "idf:none" in Nuggeteer(make_key(), weighting="count").signature()
+    assert "null_in_group:no" in Nuggeteer(make_key(), null_in_group=False).signature()
     with pytest.raises(ValueError, match=r"idf must be one of \('background', 'runs'\) or an IdfTable, got 'pool'"):
         Nuggeteer(make_key(), idf="pool")
     with pytest.raises(ValueError, match="got None"):
@@ -134,7 +135,7 @@ def test_idf_tables(tmp_path):
     path.write_text("N 10\nlondon\t2\nbyron\t5\n", encoding="utf-8")
     df = IdfTable.from_df_file(path)
     model = Nuggeteer(make_key(), idf=df)
-    assert f"idf:df:{path}" in model.signature(0.2)
+    assert f"idf:df:{path}" in model.signature()
     path.write_text("N 10\nlondon 2\n", encoding="utf-8")
     with pytest.raises(InputFormatError, match=r"df:2: expected '<term>\\t<df>'"):
         IdfTable.from_df_file(path)

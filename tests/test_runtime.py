@@ -212,7 +212,7 @@ def test_encoder_batching_does_not_change_vectors():
     np.testing.assert_allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
     sims = enc.similarity(["Who wrote Hamlet?"], ["Shakespeare wrote the play Hamlet around 1600."])
     assert sims[0] > enc.similarity(["Who wrote Hamlet?"], ["Paris"])[0]
-    assert "pooling:mean|norm:l2" in enc.signature
+    assert "pooling:mean|norm:l2" in enc.signature()
 
 
 @needs_minilm

@@ -90,6 +90,6 @@ def select_threshold(key: AnswerKey, judgements: Judgements, *, beta: float, cri
     if criterion == "kendall" and np.isnan(kendall).all():
         raise ValueError("Kendall's tau is undefined at every threshold (constant scores); use criterion='rmse'")
     best = int(np.nanargmax(kendall)) if criterion == "kendall" else int(np.argmin(rmse))
-    signature = f"{models[0].signature(float(grid[best]))}|select:{criterion}|cv:leave-group-out|beta:{beta}"
+    signature = f"{models[0].assignment_signature(float(grid[best]))}|select:{criterion}|cv:leave-group-out|beta:{beta}"
     return ThresholdSelection(float(grid[best]), criterion, grid, kendall, rmse,
                               {r.tag: float(scores[best, i]) for i, r in enumerate(runs)}, official, signature)

@@ -181,20 +181,21 @@ class Nuggeteer:
         self.informativeness = informativeness
         self.null_in_group = bool(null_in_group)
 
-    def signature(self, threshold: float) -> str:
+    def signature(self) -> str:
+        """The settings of this scorer; an assignment's signature adds its threshold
+        (:meth:`assignment_signature`)."""
+        return make_signature("nuggeteer", **self._settings())
+
+    def assignment_signature(self, threshold: float) -> str:
+        """The signature of an assignment made at ``threshold``."""
+        return make_signature("nuggeteer", **self._settings(), threshold=threshold)
+
+    def _settings(self) -> dict:
         idf_source = "none" if self.weighting == "count" else (self.idf.source if self.idf else "runs")
-        return make_signature(
-            "nuggeteer",
-            n=self.n,
-            stem=self.analyzer.stem,
-            stopwords=self.analyzer.stopwords,
-            weighting=self.weighting,
-            idf=idf_source,
-            informativeness=self.informativeness,
-            null_in_group=self.null_in_group,
-            judgements="learned" if self.learned else ("exact-only" if self.exact else "none"),
-            threshold=threshold,
-        )
+        return {"n": self.n, "stem": self.analyzer.stem, "stopwords": self.analyzer.stopwords,
+                "weighting": self.weighting, "idf": idf_source, "informativeness": self.informativeness,
+                "null_in_group": self.null_in_group,
+                "judgements": "learned" if self.learned else ("exact-only" if self.exact else "none")}
 
     # ---------------------------------------------------------------- classifier scores
 
@@ -290,7 +291,7 @@ class Nuggeteer:
                     per_item.append(fresh)
                 credited[qid] = per_item
             unknown = sorted(set(run.responses) - set(self.index.question_index))
-            result.append(RunAssignment(run, threshold, credited, unknown, self.signature(threshold)))
+            result.append(RunAssignment(run, threshold, credited, unknown, self.assignment_signature(threshold)))
         return result
 
     def assign(

@@ -92,7 +92,6 @@ class Pourpre(UnigramMatcher):
         super().__init__(key, Analyzer(stem=stem, stopwords=stopwords), weighting, idf)
         self.threshold = check_real(threshold, "threshold", low=0.0, high=1.0)
 
-    @property
     def signature(self) -> str:
         return make_signature(
             "pourpre",
@@ -144,7 +143,7 @@ class Pourpre(UnigramMatcher):
                 )
             mean = sum(s.f for s in per_question.values()) / len(per_question) if per_question else 0.0
             unknown = sorted(set(run.responses) - set(self.index.question_index))
-            results.append(RunScore(run.tag, per_question, mean, f"{self.signature}|beta:{beta}", unknown))
+            results.append(RunScore(run.tag, per_question, mean, f"{self.signature()}|beta:{beta}", unknown))
         return results
 
 

@@ -75,7 +75,6 @@ class SentenceEncoder:
         self.batch_size = batch_size
         self.truncation = truncation
 
-    @property
     def signature(self) -> str:
         return make_signature(
             "sentence-embedding", model=getattr(self.model_path, "name", str(self.model_path)),

@@ -565,7 +565,6 @@ class BootstrapAggregator:
             result[score_type] = AggregateScore(*(cls(*percentiles[j, :]) for j in range(3)))
         return result
 
-    @property
     def signature(self) -> str:
         return make_signature(
             "rouge_bootstrap", level=self._confidence_interval, samples=self._n_samples, rng="numpy-legacy"
@@ -789,12 +788,18 @@ class StreamingBootstrap:
                 f"{np.isnan(theta_b).sum()} of {theta_b.size} replicates have an undefined statistic "
                 "(e.g. total weight 0); the interval is NaN"), stacklevel=2)
         return BootstrapResult(theta_hat, low, high, float(np.std(theta_b, ddof=1)), theta_b,
-                               self.signature(statistic))
+                               self._result_signature(statistic))
 
-    def signature(self, statistic=None) -> str:
-        return make_signature("streaming_bootstrap", statistic=_statistic_name(statistic), method="percentile",
-                              weights="poisson1", level=self.confidence_level, resamples=self.n_resamples,
-                              seed=self.seed)
+    def signature(self) -> str:
+        """The settings of the resampling; a result's signature adds its statistic."""
+        return make_signature("streaming_bootstrap", **self._settings())
+
+    def _result_signature(self, statistic) -> str:
+        return make_signature("streaming_bootstrap", statistic=_statistic_name(statistic), **self._settings())
+
+    def _settings(self) -> dict:
+        return {"method": "percentile", "weights": "poisson1", "level": self.confidence_level,
+                "resamples": self.n_resamples, "seed": self.seed}
 
     def __repr__(self) -> str:
         return (f"StreamingBootstrap(n_resamples={self.n_resamples}, seed={self.seed}, "
