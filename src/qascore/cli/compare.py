@@ -145,7 +145,7 @@ class RecordReader:
                 continue
             self._settle(record, line)
             assert self.metrics is not None and self.id_fields is not None
-            name = self.name or Path(self.path).name.split(".")[0]
+            name = self.name or default_name(self.path)
             if self.system_field:
                 if self.system_field not in record:
                     raise InputFormatError(self.path, line, f"missing field {self.system_field!r} (the system)")
@@ -199,7 +199,7 @@ def _is_number(cell: str) -> bool:
 
 def read_score_table(args, path: str, name: str | None, fmt: str) -> list[SystemScores]:
     """A plain score file: one example a line, one number per column, an optional header line."""
-    system = SystemScores(name or Path(path).name.split(".")[0], path)
+    system = SystemScores(name or default_name(path), path)
     columns: list[str] | None = None
     id_column = None
     for line, text in iter_lines(path):
@@ -239,6 +239,11 @@ def read_score_table(args, path: str, name: str | None, fmt: str) -> list[System
     if not system.rows:
         raise InputFormatError(path, None, "no examples (the file is empty)")
     return [system]
+
+
+def default_name(path: str) -> str:
+    """A system's name when NAME= gives none: the file's name without its last suffix (and .gz)."""
+    return Path(str(path).removesuffix(".gz")).stem if path != "-" else "stdin"
 
 
 def split_name(spec: str) -> tuple[str | None, str]:
@@ -560,7 +565,7 @@ def _corpus_inputs(args) -> tuple[list[str], list[list[str]], list[list[str]]]:
         name, path = split_name(spec)
         lines = _read_lines(path)
         _same_length(path, lines, first, streams[0])
-        names.append(name or Path(path).name.split(".")[0])
+        names.append(name or default_name(path))
         hypotheses.append(lines)
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
