@@ -165,6 +165,16 @@ def _figure_names(order: int) -> tuple[str, ...]:
     return ("score", *(f"precision_{k}" for k in range(1, order + 1)), "bp", "sys_len", "ref_len")
 
 
+def bleu_figures(score: float, precisions, bp: float, sys_len: int, ref_len: int) -> dict:
+    """BLEU's corpus figures in their order: ``score``, ``precision_1..N`` (percent), ``bp``,
+    ``sys_len``, ``ref_len``."""
+    if len(precisions) == 4:  # the default order spelled out: a third of zip's cost, paid per sentence_score
+        return {"score": score, "precision_1": precisions[0], "precision_2": precisions[1],
+                "precision_3": precisions[2], "precision_4": precisions[3], "bp": bp, "sys_len": sys_len,
+                "ref_len": ref_len}
+    return dict(zip(_figure_names(len(precisions)), (score, *precisions, bp, sys_len, ref_len)))
+
+
 def as_numbers(values) -> list:
     """Integers stay ints (as in sacrebleu) unless add-k made them fractional."""
     return [int(v) if float(v).is_integer() else float(v) for v in values]
@@ -302,6 +312,7 @@ class BLEU(Metric):
         self.__dict__.update(bleu_settings(tokenize, lowercase=lowercase, smooth_method=smooth_method,
                                            smooth_value=smooth_value, max_ngram_order=max_ngram_order,
                                            effective_order=effective_order, n_jobs=n_jobs))
+        self._signatures: dict = {}
 
     def settings(self) -> dict:
         return {"tokenize": self.tokenizer.name, "lowercase": self.lowercase, "smooth_method": self.smooth_method,
@@ -359,14 +370,16 @@ class BLEU(Metric):
         lines = single_segment_lines(hypothesis, references)
         if lines is None:  # any other argument shape: the batch layout checks and converts it
             return self.corpus_score([hypothesis], [references])
-        sys_len, ref_len, correct, total = self.sentence_statistics(lines)
-        score, prec, bp, _, _ = bleu_of_counts(correct, total, sys_len, ref_len, **self._scoring())
-        return CorpusScore(self.name, dict(zip(_figure_names(len(prec)), (score, *prec, bp, sys_len, ref_len))),
-                           1, self._signature_of(len(lines) - 1))
+        sys_len, ref_len, correct, total = sentence_counts(lines, self.tokenizer, lowercase=self.lowercase,
+                                                           max_ngram_order=self.max_ngram_order)
+        score, prec, bp, _, _ = bleu_of_counts(correct, total, sys_len, ref_len, smooth_method=self.smooth_method,
+                                               smooth_value=self.smooth_value, effective_order=self.effective_order)
+        return CorpusScore(self.name, bleu_figures(score, prec, bp, sys_len, ref_len), 1,
+                           self._signature_of(len(lines) - 1))
 
     def _signature_of(self, nrefs: str | int) -> str:
         """A result's signature for ``nrefs`` references, built once per count (a per-call cost otherwise)."""
-        cache = self.__dict__.setdefault("_signatures", {})
+        cache = self._signatures
         signature = cache.get(nrefs)
         if signature is None:
             signature = cache[nrefs] = bleu_signature(self.tokenizer, lowercase=self.lowercase,
@@ -402,8 +415,7 @@ def bleu_aggregate(statistics: Statistics, tokenizer: Tokenizer, *, lowercase: b
     score, prec, bp, _, _ = bleu_from_statistics(statistics.sums["correct"], statistics.sums["total"], sys_len,
                                                  ref_len, smooth_method=smooth_method, smooth_value=smooth_value,
                                                  effective_order=effective_order)
-    values = dict(zip(_figure_names(prec.shape[1]), (float(score[0]), *prec[0].tolist(), float(bp[0]), sys_len,
-                                                     ref_len)))
+    values = bleu_figures(float(score[0]), prec[0].tolist(), float(bp[0]), sys_len, ref_len)
     signature = bleu_signature(tokenizer, lowercase=lowercase, smooth_method=smooth_method, smooth_value=smooth_value,
                                max_ngram_order=max_ngram_order, effective_order=effective_order,
                                nrefs=nrefs_of_sums(statistics))

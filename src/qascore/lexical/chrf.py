@@ -155,6 +155,7 @@ class CHRF(Metric):
         self.__dict__.update(chrf_settings(char_order, word_order, beta, lowercase, whitespace, eps_smoothing,
                                            n_jobs=n_jobs))
         self._factor, self._factor1 = _beta_factors(beta)
+        self._signatures: dict = {}
 
     @property
     def order(self) -> int:
@@ -238,7 +239,7 @@ class CHRF(Metric):
 
     def _signature_of(self, nrefs: str | int) -> str:
         """A result's signature for ``nrefs`` references, built once per count (a per-call cost otherwise)."""
-        cache = self.__dict__.setdefault("_signatures", {})
+        cache = self._signatures
         signature = cache.get(nrefs)
         if signature is None:
             signature = cache[nrefs] = chrf_signature(**self.settings(), nrefs=str(nrefs))

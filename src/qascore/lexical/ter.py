@@ -200,6 +200,7 @@ class TER(Metric):
                  case_sensitive: bool = False, *, n_jobs: int | None = None):
         self.tokenizer = ter_tokenizer(normalized, no_punct, asian_support, case_sensitive)
         self.n_jobs = resolve_n_jobs(n_jobs)
+        self._signatures: dict = {}
 
     def settings(self) -> dict:
         tok = self.tokenizer
@@ -249,7 +250,7 @@ class TER(Metric):
         """TER of one hypothesis against its references: the corpus figures of a one-segment corpus."""
         lines = single_segment_lines(hypothesis, references)
         if lines is not None:  # the plain call: no batch layout
-            num_edits, ref_length = self.sentence_statistics(lines)
+            num_edits, ref_length = sentence_counts(lines, self.tokenizer)
             values = {"score": ter_from_statistics(num_edits, ref_length), "num_edits": num_edits,
                       "ref_length": ref_length}
             return CorpusScore(self.name, values, 1, self._signature_of(len(lines) - 1))
@@ -259,7 +260,7 @@ class TER(Metric):
 
     def _signature_of(self, nrefs: str | int) -> str:
         """A result's signature for ``nrefs`` references, built once per count (a per-call cost otherwise)."""
-        cache = self.__dict__.setdefault("_signatures", {})
+        cache = self._signatures
         signature = cache.get(nrefs)
         if signature is None:
             signature = cache[nrefs] = ter_signature(self.tokenizer, str(nrefs))
