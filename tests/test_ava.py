@@ -234,7 +234,7 @@ def shipped():
 def test_shipped_model_is_small_and_described(shipped):
     assert (default_model_dir() / "model.onnx").stat().st_size <= 25 * 1000 * 1000
     assert shipped.arch == "a2" and 0 < shipped.threshold < 1
-    assert "qascore:ava|" in shipped.signature and "device:cpu" in shipped.signature
+    assert "qascore:ava|" in shipped.signature() and "device:cpu" in shipped.signature()
 
 
 def test_shipped_model_quality_on_dev_sample(shipped, shared_data):

@@ -48,7 +48,7 @@ def test_linear_rule_combines_single_reference_scores(refs):
     single = [[model.predict_proba([q], [r], [t])[0] for r in rs] for q, rs, t in zip(Q, REFS, T)]
     expected = [max(s) if refs == "max" else float(np.mean(s)) for s in single]
     np.testing.assert_allclose(p, expected, rtol=0, atol=1e-15)
-    assert f"refs:{refs}" in model.signature and model.threshold == model.thresholds[refs]
+    assert f"refs:{refs}" in model.signature() and model.threshold == model.thresholds[refs]
 
 
 def test_max_is_default_and_goes_into_the_signature():
@@ -143,11 +143,11 @@ def test_early_stop_keeps_every_label(onnx_model, shared_data):
     assert ((p_full >= th) == (p_stop >= th)).all()
     assert (p_stop <= p_full + 1e-6).all()
     assert (np.isclose(p_stop, p_full, rtol=0, atol=1e-6) | (p_stop >= th)).all()
-    assert "early_stop:yes" in onnx_model.signature and "early_stop:no" in full.signature
+    assert "early_stop:yes" in onnx_model.signature() and "early_stop:no" in full.signature()
 
 
 def test_rule_is_in_the_onnx_signature(onnx_model):
-    assert "refs:max" in onnx_model.signature and "refs:mean" in onnx_model.with_refs("mean").signature
+    assert "refs:max" in onnx_model.signature() and "refs:mean" in onnx_model.with_refs("mean").signature()
 
 
 @pytest.mark.parametrize("field", ["questions", "references", "candidates"])

@@ -135,7 +135,7 @@ def test_calibration_split_is_disjoint_from_fit_and_dev(shared_data):
 
 def test_shipped_stacked_model_equals_its_parts():
     model = load_default_network(device="cpu")
-    assert model.stacker is not None and "stack:logit+linear4" in model.signature
+    assert model.stacker is not None and "stack:logit+linear4" in model.signature()
     q = ["who wrote hamlet", "who wrote hamlet", "capital of france"]
     refs = ["William Shakespeare", ["William Shakespeare", "Shakespeare"], "Paris"]
     t = ["Hamlet was written by William Shakespeare.", "Charles Dickens wrote it.", "It is Paris."]

@@ -79,7 +79,7 @@ def test_cascade_with_the_linear_model_equals_its_parts():
     alone = linear.predict_proba(QUESTIONS, REFERENCES, CANDIDATES)
     assert np.array_equal(got.proba, np.where(contained, 1.0, alone))
     assert np.array_equal(got.labels, contained | (alone >= linear.threshold))
-    assert "first:containment" in cascade.signature and "then:ava-linear" in cascade.signature
+    assert "first:containment" in cascade.signature() and "then:ava-linear" in cascade.signature()
 
 
 @pytest.mark.parametrize("spec, kind", [("containment", ContainmentJudge), ("exact-match", ExactMatchJudge),

@@ -146,8 +146,8 @@ def test_under_the_mean_rule_the_network_judges_everything():
     network = Counting()
     judge = CalibratedCascade(TRIAGE, network).with_refs("mean")
     _, stage = judge.judge_stages(Q, R, C)
-    assert set(stage.tolist()) == {STAGES.index("network")} and "triage:off" in judge.signature
-    assert pickle.loads(pickle.dumps(judge)).signature == judge.signature
+    assert set(stage.tolist()) == {STAGES.index("network")} and "triage:off" in judge.signature()
+    assert pickle.loads(pickle.dumps(judge)).signature() == judge.signature()
 
 
 def test_cache_judges_each_triple_once_and_returns_the_same_floats(tmp_path):
@@ -162,7 +162,7 @@ def test_cache_judges_each_triple_once_and_returns_the_same_floats(tmp_path):
     fresh_network = Counting()
     later = CachedJudge(CalibratedCascade(MIDDLE, fresh_network), tmp_path / "cache")
     assert np.array_equal(later.predict_proba(Q, R, C), first.proba) and fresh_network.seen == []
-    assert later.signature == CalibratedCascade(MIDDLE, Counting()).signature
+    assert later.signature() == CalibratedCascade(MIDDLE, Counting()).signature()
     clone = pickle.loads(pickle.dumps(later))
     assert np.array_equal(clone.predict_proba(Q, R, C), first.proba)
 
@@ -205,7 +205,7 @@ def test_the_shipped_judge_is_a_calibrated_cascade_with_equal_cached_and_fresh_v
     alone = np.concatenate([bare.predict_proba(q[i:i + 1], r[i:i + 1], c[i:i + 1]) for i in range(3)])
     assert np.max(np.abs(alone - fresh)) <= 1e-5
     network = load_judge("network", n_threads=1)
-    assert "triage" not in network.signature and "triage" in judge.signature
+    assert "triage" not in network.signature() and "triage" in judge.signature()
 
 
 def test_first_accepted_reads_a_short_list_and_agrees_with_judging_each_candidate():
@@ -289,8 +289,8 @@ def test_the_network_reads_at_most_the_shortlisted_aliases_of_a_deferred_answer(
     judge.judge(["capital of france"], [aliases], ["I think it is the French capital, in France"])
     # 'Paris in France' shares two of its three words; the four others none (the earliest kept on ties)
     assert network.references == [["Lyon", "Paris in France"]]
-    assert "references:2" in judge.signature
-    assert CalibratedCascade(MIDDLE, Recording(), references=3).signature != judge.signature
+    assert "references:2" in judge.signature()
+    assert CalibratedCascade(MIDDLE, Recording(), references=3).signature() != judge.signature()
     with pytest.raises(ValueError, match="references must be a positive integer"):
         CalibratedCascade(MIDDLE, network, references=0)
 

@@ -51,7 +51,7 @@ def main(argv=None) -> int:
         model = load_model(args.model, refs=rule)
         p = model.predict_proba(dev.questions, dev.references, dev.candidates)
         rows.append({**judged(f"{args.model}, refs={rule} (threshold {model.threshold:.2f})", labels,
-                              p >= model.threshold, systems), "signature": model.signature})
+                              p >= model.threshold, systems), "signature": model.signature()})
         if rule == "max" and hasattr(model, "early_stop"):
             model.early_stop = False
             full = model.predict_proba(dev.questions, dev.references, dev.candidates)

@@ -106,7 +106,7 @@ def main(argv=None) -> int:
         "file": args.as2_file,
         "candidates": len(labels),
         "ava_pointwise_accuracy": float(np.mean(ava_labels == labels)),
-        "signature": model.signature,
+        "signature": model.signature(),
         "rankers": rows,
         "agreement": {},
     }
@@ -117,7 +117,7 @@ def main(argv=None) -> int:
         print(dumps(report))
         return 0
     print(
-        f"{len(labels)} candidates; AVA point-wise accuracy {report['ava_pointwise_accuracy']:.4f}; {model.signature}"
+        f"{len(labels)} candidates; AVA point-wise accuracy {report['ava_pointwise_accuracy']:.4f}; {model.signature()}"
     )
     print(
         "| ranker | P@1 gold | P@1 AVA | MAP gold | MAP AVA | MRR gold | MRR AVA |\n"

@@ -48,7 +48,7 @@ def main(argv=None) -> int:
         right = verdicts.labels == (labels == 1)
         rows.append({"judge": spec, "agreement": float(np.mean(right)), "agreement_long": float(np.mean(right[long])),
                      "rmse": agree.rmse, "kendall_tau_b": agree.kendall_tau, "answers_per_s": len(dev) / seconds,
-                     "signature": judge.signature})
+                     "signature": judge.signature()})
     print(f"EVOUNA NQ dev, {len(dev)} judged answers ({int(long.sum())} of {LONG_WORDS}+ words), "
           f"{np.mean([len(r) for r in dev.references]):.2f} aliases per answer")
     print(f"| judge | agreement with humans | on {LONG_WORDS}+ word answers | RMSE of system accuracy | Kendall tau-b "

@@ -73,7 +73,7 @@ class Ava(Metric):
 
     def settings(self) -> dict[str, Any]:
         judge = {"ava": "onnx", "ava-linear": "linear"}.get(self.model.name, self.model.name)
-        model_settings = self.model.settings() if hasattr(self.model, "settings") else {"model": self.model.signature}
+        model_settings = self.model.settings() if hasattr(self.model, "settings") else {"model": self.model.signature()}
         return {"judge": judge, **model_settings, "threshold": f"{self.threshold:.2f}"}
 
     def probabilities(self, questions, references, candidates) -> np.ndarray:

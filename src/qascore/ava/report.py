@@ -59,14 +59,14 @@ def evaluate_triples(model, triples: Triples, threshold: float | None = None, *,
         if probabilities is None else np.asarray(probabilities)
     th = model.threshold if threshold is None else threshold
     point = pointwise(triples.labels, (probs >= th).astype(np.int64))
-    report = {"pointwise": point.as_dict(), "threshold": th, "signature": model.signature}
+    report = {"pointwise": point.as_dict(), "threshold": th, "signature": model.signature()}
     if stages is not None:
         from ..judges.cascade import STAGES
 
         report["stages"] = stage_table(stages, triples.labels, (probs >= th).astype(np.int64), STAGES)
     if triples.systems is not None and len(set(triples.systems)) > 1:
         report["systemwise"] = systemwise_accuracy(probs, triples.labels, triples.systems, th,
-                                                   model_signature=model.signature).as_dict()
+                                                   model_signature=model.signature()).as_dict()
     return report
 
 

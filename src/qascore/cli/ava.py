@@ -146,9 +146,9 @@ def run_score(args) -> int:
             report.add(records, _in_batches(metric.probabilities, questions, references, candidates, progress))
             chunk = next(chunks, None)
         progress.close()
-        report.finish(metric.model.signature)
-    print(f"scored {report.n} triples; {args.label_field} = score >= {metric.threshold:.2f}; {metric.model.signature}",
-          file=sys.stderr)
+        report.finish(metric.model.signature())
+    print(f"scored {report.n} triples; {args.label_field} = score >= {metric.threshold:.2f}; "
+          f"{metric.model.signature()}", file=sys.stderr)
     cut.report("ava")
     return 0
 

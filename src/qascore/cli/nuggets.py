@@ -238,7 +238,7 @@ def cmd_rag(args) -> int:
         if is_onnx_spec(args.judge):
             options.check_extra("onnx", "onnxruntime", "tokenizers")
         judge = load_judge(args.judge, n_threads=args.n_jobs, cache=args.cache)
-    totals = RagTotals(judge=None if judge is None else judge.signature)
+    totals = RagTotals(judge=None if judge is None else judge.signature())
     progress = options.ProgressBar(None, options.show_progress(args, None), "rag")
     with open_output(args.output) as out, \
             (open_output(args.assignments_out) if args.assignments_out else contextlib.nullcontext()) as judged_out:

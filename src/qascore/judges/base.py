@@ -42,7 +42,7 @@ class Judge:
         >>> judge.predict(["who wrote Hamlet?", "capital of France?"], [["Shakespeare", "W. Shakespeare"], "Paris"],
         ...               ["shakespeare", "Lyon"]).tolist()
         [1, 0]
-        >>> judge.signature.split("|")[:3]
+        >>> judge.signature().split("|")[:3]
         ['qascore:exact-match', 'normalise:squad', 'refs:max']
     """
 
@@ -56,8 +56,8 @@ class Judge:
         """Every setting that changes a probability or a label, as the signature lists them."""
         return {}
 
-    @property
     def signature(self) -> str:
+        """The judge's name and every setting that changes a verdict, as one string."""
         return make_signature(self.name, **self.settings())
 
     def judge(self, questions, references, candidates) -> Verdicts:

@@ -110,9 +110,8 @@ class CachedJudge(Judge):
     def settings(self) -> dict:
         return self.inner.settings()
 
-    @property
     def signature(self) -> str:
-        return self.inner.signature
+        return self.inner.signature()
 
     def _lookup(self, keys: list[bytes]) -> dict[bytes, float]:
         found = {k: self.memory[k] for k in keys if k in self.memory}
@@ -141,7 +140,7 @@ class CachedJudge(Judge):
 
     def predict_proba(self, questions, references, candidates) -> np.ndarray:
         questions, references, candidates = check_triples(questions, references, candidates)
-        signature = self.inner.signature
+        signature = self.inner.signature()
         keys = [triple_key(signature, q, r, c) for q, r, c in zip(questions, references, candidates)]
         found = self._lookup(keys)
         todo: dict[bytes, int] = {}
