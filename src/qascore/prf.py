@@ -21,9 +21,9 @@ from ._kernels.prf import f_measure, pair_score, ratio_of_counts, rouge_prf
 __all__ = ["count_ratios", "f_score", "f_scores", "pair_score", "prf_of_counts", "ratio_of_counts", "rouge_prf"]
 
 
-def f_score(precision: float, recall: float, beta_squared: float = 1) -> float:
-    """``(1 + beta_squared) * precision * recall / (recall + beta_squared * precision)``, and 0.0
-    where that denominator is not positive (where both are 0).
+def f_score(precision: float, recall: float, beta_squared: float = 1, otherwise: float = 0.0) -> float:
+    """``(1 + beta_squared) * precision * recall / (recall + beta_squared * precision)``, and
+    ``otherwise`` (0.0) where that denominator is not positive (where both are 0).
 
     With the default ``beta_squared`` 1 (an int) this is rouge-score's ``scoring.fmeasure``,
     ``2 * P * R / (P + R)``, to the last bit for any numbers it accepts: ``1 + 1`` is 2 and
@@ -39,12 +39,14 @@ def f_score(precision: float, recall: float, beta_squared: float = 1) -> float:
     :param precision: a precision (a number >= 0).
     :param recall: a recall (a number >= 0).
     :param beta_squared: how many times recall weighs as much as precision.
+    :param otherwise: the score where the denominator is not positive (sacreBLEU's chrF gives its
+        epsilon there).
     :returns: the F score.
     """
     denominator = recall + beta_squared * precision
     if denominator > 0:
         return (1 + beta_squared) * precision * recall / denominator
-    return 0.0
+    return otherwise
 
 
 def f_scores(precision, recall, beta_squared: float = 1.0) -> np.ndarray:

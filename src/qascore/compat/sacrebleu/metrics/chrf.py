@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....lexical.chrf import CHRF as NativeCHRF
+from ....prf import f_score
 from .base import Metric, Score, Signature
 
 
@@ -64,8 +65,7 @@ class CHRF(Metric):
             n_hyp, n_ref, n_match = statistics[3 * n:3 * n + 3]
             precision = n_match / n_hyp if n_hyp > 0 else eps
             recall = n_match / n_ref if n_ref > 0 else eps
-            denominator = factor * precision + recall
-            score += ((1 + factor) * precision * recall / denominator) if denominator > 0 else eps
+            score += f_score(precision, recall, factor, otherwise=eps)
             if n_hyp > 0 and n_ref > 0:
                 mean_precision += precision
                 mean_recall += recall
