@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._parallel import resolve_n_jobs
 from .metrics.base import Metric, Signature, bootstrap_resample, logger
 
 
@@ -179,7 +180,7 @@ class PairedTest:
         self.n_ar_confidence = n_ar_confidence if n_ar_confidence != 0 else self._DEFAULT_SAMPLES["bs"]
         self.n_samples = n_samples if n_samples > 0 else self._DEFAULT_SAMPLES[test_type]
         self.n_systems = len(named_systems) - 1
-        self.n_jobs = max(1, min(os.cpu_count() or 1, self.n_systems)) if n_jobs == 0 else n_jobs
+        self.n_jobs = max(1, min(resolve_n_jobs(None), self.n_systems)) if n_jobs == 0 else n_jobs
         self._signatures: dict[str, Signature] = {}
         self._baseline_info: dict[str, tuple[Any, Result]] = {}
         self.metrics: dict[str, Metric] = {}
