@@ -35,6 +35,22 @@ from .porter import porter_stem
 
 
 class Tokenizer(Protocol):
+    """What every tokeniser offers (a typing protocol; :class:`TokenizerBase` is the base that
+    implements it): ``name``, ``signature()``, ``tokenize(text)`` (the token list), ``tok(text)``
+    (the tokenised text, ``tokenize(text) == tok(text).split()``), ``tokenize_batch(texts)`` and
+    ``encode_batch(texts, vocab, n_jobs=None)`` (token ids interned in ``vocab``).
+
+    Example:
+
+        >>> from qascore.text import Vocabulary, get_tokenizer
+        >>> tok = get_tokenizer("13a")
+        >>> tok("Hello, world!"), tok.tokenize("Hello, world!")
+        ('Hello , world !', ['Hello', ',', 'world', '!'])
+        >>> packed = tok.encode_batch(["Hello, world!", "world"], Vocabulary())
+        >>> packed.ids.tolist(), packed.offsets.tolist()
+        ([0, 1, 2, 3, 2], [0, 4, 5])
+    """
+
     name: str
 
     def signature(self) -> str: ...
@@ -57,7 +73,19 @@ class TokenizerBase:
     """What every tokeniser shares: the batch methods (validate once, then tokenise text by text)
     and the two forms of one rule. A subclass defines ``name`` and either ``tokenize`` (the token
     list; the tokenised text is the tokens joined by spaces) or ``__call__`` (the tokenised text, as
-    sacrebleu's and Tercom's rules are written; the token list is its ``split()``)."""
+    sacrebleu's and Tercom's rules are written; the token list is its ``split()``).
+
+    Example:
+
+        >>> from qascore.text import TokenizerBase
+        >>> class UpperTokenizer(TokenizerBase):
+        ...     name = "upper"
+        ...     def tokenize(self, text):
+        ...         return text.upper().split()
+        >>> tok = UpperTokenizer()
+        >>> tok("a b"), tok.tokenize_batch(["x y", ""]), tok.signature()
+        ('A B', [['X', 'Y'], []], 'upper')
+    """
 
     __slots__ = ()
     name = ""
@@ -93,7 +121,16 @@ class TokenizerBase:
 
 
 class WhitespaceTokenizer(TokenizerBase):
-    """``str.split()``: runs of Unicode whitespace separate tokens; nothing else changes."""
+    """``str.split()``: runs of Unicode whitespace separate tokens; nothing else changes.
+
+    Example:
+
+        >>> from qascore.text import WhitespaceTokenizer
+        >>> WhitespaceTokenizer().tokenize(" New  York\tcity ")
+        ['New', 'York', 'city']
+
+    :raises TypeError: from :meth:`tokenize` when ``text`` is not a str.
+    """
 
     name = "whitespace"
 
@@ -107,7 +144,18 @@ class WhitespaceTokenizer(TokenizerBase):
 
 class CharTokenizer(TokenizerBase):
     """DuReader convention (and sacrebleu's ``char``): drop whitespace code points, then one token
-    per code point."""
+    per code point.
+
+    Example:
+
+        >>> from qascore.text import CharTokenizer
+        >>> CharTokenizer().tokenize("北京 市")
+        ['北', '京', '市']
+        >>> CharTokenizer()("ab c")  # sacrebleu's char line keeps the space as a character
+        'a b   c'
+
+    :raises TypeError: from :meth:`tokenize` when ``text`` is not a str.
+    """
 
     name = "char"
 
@@ -140,6 +188,19 @@ class RougeTokenizer(TokenizerBase):
     see :mod:`qascore.text.porter`). Everything non-ASCII is deleted, except the two code points
     whose lowercase is ASCII: U+0130 (``İ`` -> ``i`` + combining dot, so ``i`` ends a token) and
     U+212A (Kelvin sign -> ``k``).
+
+    Example:
+
+        >>> from qascore.text import RougeTokenizer
+        >>> RougeTokenizer()("Hello, World 42!")
+        'hello world 42'
+        >>> tok = RougeTokenizer(use_stemmer=True)
+        >>> tok.tokenize("The cats were running!"), tok.signature()
+        (['the', 'cat', 'were', 'run'], 'rouge+porter')
+
+    :param use_stemmer: Porter-stem tokens longer than 3 characters, as rouge-score's
+        ``use_stemmer=True``.
+    :raises TypeError: from :meth:`tokenize` when ``text`` is not a str.
     """
 
     name = "rouge"
@@ -227,6 +288,15 @@ class UnicodeWordTokenizer(TokenizerBase):
     attach to is
     dropped. With ``use_stemmer``, tokens of ASCII letters and digits longer than 3 characters are
     Porter-stemmed as in the rouge tokeniser.
+
+    Example:
+
+        >>> from qascore.text import UnicodeWordTokenizer
+        >>> UnicodeWordTokenizer().tokenize("Café 北京 in 2024!")
+        ['café', '北', '京', 'in', '2024']
+
+    :param use_stemmer: Porter-stem ASCII tokens longer than 3 characters.
+    :raises TypeError: from :meth:`tokenize` when ``text`` is not a str.
     """
 
     name = "unicode"
@@ -282,6 +352,17 @@ class WordTermTokenizer(TokenizerBase):
     Each distinct word is analysed once and cached on the tokeniser, so a large collection costs
     one regex pass per batch and a dictionary lookup per token. This is the rule of EXAM's
     lexical solvers and of the rubric workbench's free-text answer normalisation.
+
+    Example:
+
+        >>> from qascore.text import WordTermTokenizer
+        >>> tok = WordTermTokenizer(stem=str.upper, stopwords={"the"})
+        >>> tok.tokenize("The cat sat."), tok.signature()
+        (['CAT', 'SAT'], 'words-lower-nostop-stem')
+
+    :param stem: ``str -> str`` applied to each kept word (None keeps words as they are).
+    :param stopwords: lowercase words to drop.
+    :raises TypeError: from :meth:`tokenize` when ``text`` is not a str.
     """
 
     name = "words"
@@ -354,12 +435,38 @@ _REGISTRY: dict[str, Any] = {
 
 def register_tokenizer(name: str, factory: Callable[..., Tokenizer]) -> None:
     """Add a tokeniser to the registry: ``factory(**options)`` builds it (a class of the protocol,
-    e.g. a subclass of :class:`TokenizerBase`)."""
+    e.g. a subclass of :class:`TokenizerBase`). A name already registered is replaced.
+
+    Example:
+
+        >>> from qascore.text import TokenizerBase, get_tokenizer, register_tokenizer
+        >>> class LowerTokenizer(TokenizerBase):
+        ...     name = "lower-split"
+        ...     def tokenize(self, text):
+        ...         return text.lower().split()
+        >>> register_tokenizer("lower-split", LowerTokenizer)
+        >>> get_tokenizer("lower-split").tokenize("Hello World")
+        ['hello', 'world']
+
+    :param name: the name :func:`get_tokenizer` will build it by.
+    :param factory: a callable that takes the tokeniser's options as keywords and returns it.
+    """
     _REGISTRY[name] = factory
 
 
 def tokenizer_names() -> tuple[str, ...]:
-    """Every registered tokeniser name, in registration order."""
+    """Every registered tokeniser name, in registration order.
+
+    Example:
+
+        >>> from qascore.text import tokenizer_names
+        >>> tokenizer_names()[:5]
+        ('whitespace', 'char', 'rouge', 'words', 'unicode')
+        >>> "13a" in tokenizer_names() and "tercom" in tokenizer_names()
+        True
+
+    :returns: a tuple of the names :func:`get_tokenizer` accepts.
+    """
     return tuple(_REGISTRY)
 
 
@@ -368,7 +475,21 @@ def get_tokenizer(name: str, **options) -> Tokenizer:
     (``use_stemmer``), ``whitespace``, ``char``, ``words`` (``stem``, ``stopwords``); sacrebleu's
     ``13a``, ``none``, ``intl``, ``zh``, ``ja-mecab``, ``ko-mecab``, ``spm``, ``flores101``,
     ``flores200``, ``spBLEU-1K`` (``model_file``); TER's ``tercom`` (``normalized``, ``no_punct``,
-    ``asian_support``, ``case_sensitive``); and any added by :func:`register_tokenizer`."""
+    ``asian_support``, ``case_sensitive``); and any added by :func:`register_tokenizer`.
+
+    Example:
+
+        >>> from qascore.text import get_tokenizer
+        >>> get_tokenizer("rouge", use_stemmer=True).tokenize("Cats running")
+        ['cat', 'run']
+        >>> get_tokenizer("13a")("Hello, world!")
+        'Hello , world !'
+
+    :param name: a registered name (see :func:`tokenizer_names`).
+    :param options: keyword options of that tokeniser.
+    :returns: the tokeniser, a :class:`Tokenizer`.
+    :raises ValueError: for a name that is not registered (the message lists the known names).
+    """
     try:
         factory = _REGISTRY[name]
     except (KeyError, TypeError):
