@@ -294,6 +294,31 @@ class BLEU(Metric):
     ``corpus_score`` give corpus BLEU (:func:`corpus_bleu`) as a :class:`~qascore.metric.CorpusScore`
     with ``score``, ``precision_1..N`` (percent), ``bp``, ``sys_len`` and ``ref_len``.
     ``sentence_score(hypothesis, references)`` is the same figures for one segment.
+
+    Example:
+
+        >>> from qascore.lexical import BLEU
+        >>> bleu = BLEU()
+        >>> hypotheses = ["the cat sat on the mat", "a dog barked"]
+        >>> references = [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]]
+        >>> round(bleu.corpus_score(hypotheses, references)["score"], 4)
+        59.6949
+        >>> bleu.score(hypotheses, references).columns["bleu"].round(4).tolist()  # no 4-gram in 3 tokens
+        [53.7285, 0.0]
+        >>> round(bleu.sentence_score("the cat sat on the mat", ["the cat sat on a mat"])["score"], 4)
+        53.7285
+        >>> bleu.signature().split("|")[:-1]
+        ['qascore:bleu', 'case:mixed', 'eff:no', 'tok:13a', 'smooth:exp', 'ngram:4']
+
+    :param tokenize: a sacrebleu tokeniser name or a tokeniser object.
+    :param lowercase: lowercase hypotheses and references first.
+    :param smooth_method: ``none``, ``floor``, ``add-k`` or ``exp``.
+    :param smooth_value: the value of ``floor`` (0.1) or ``add-k`` (1); None takes the default.
+    :param max_ngram_order: the highest n-gram order (1 to the library's maximum).
+    :param effective_order: stop the geometric mean at the highest order with any n-gram.
+    :param n_jobs: threads of batch calls (None: the library's default).
+    :raises ValueError: for an unknown tokeniser or smoothing method or a setting out of range; a
+        call raises it for hypotheses and references of different lengths.
     """
 
     name = "bleu"
@@ -431,7 +456,25 @@ def _split_settings(settings: dict) -> tuple[dict, dict]:
 
 def corpus_bleu(hypotheses, references, **options) -> CorpusScore:
     """Corpus BLEU (:func:`bleu_statistics`, then :func:`bleu_aggregate`) with :class:`BLEU`'s options;
-    ``references[i]`` lists hypothesis i's references."""
+    ``references[i]`` lists hypothesis i's references (any number per hypothesis).
+
+    Example:
+
+        >>> from qascore.lexical import corpus_bleu
+        >>> result = corpus_bleu(["the cat sat on the mat", "a dog barked"],
+        ...                      [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]])
+        >>> round(result["score"], 4), result["bp"], result["sys_len"], result["ref_len"]
+        (59.6949, 1.0, 9, 9)
+        >>> result.signature.split("|")[:4]
+        ['qascore:bleu', 'nrefs:var', 'case:mixed', 'eff:no']
+
+    :param hypotheses: the system's texts.
+    :param references: per hypothesis, a list of its reference texts.
+    :param options: :class:`BLEU`'s keyword options (``tokenize``, ``lowercase``, ``smooth_method``, ...).
+    :returns: a :class:`~qascore.metric.CorpusScore` with ``score``, ``precision_1..N`` (percent),
+        ``bp``, ``sys_len`` and ``ref_len``.
+    :raises ValueError: for a bad option, or hypotheses and references of different lengths.
+    """
     settings = bleu_settings(**options)
     counting, scoring = _split_settings(settings)
     statistics = bleu_statistics(hypotheses, references, settings["tokenizer"], **counting)
@@ -441,7 +484,22 @@ def corpus_bleu(hypotheses, references, **options) -> CorpusScore:
 
 def sentence_bleu(hypotheses, references, *, effective_order: bool = True, **options) -> np.ndarray:
     """Sentence BLEU of every hypothesis of a batch, float64[Q] (effective order on, as sacrebleu's
-    ``sentence_bleu``); other options as :class:`BLEU`'s."""
+    ``sentence_bleu``); other options as :class:`BLEU`'s.
+
+    Example:
+
+        >>> from qascore.lexical import sentence_bleu
+        >>> sentence_bleu(["the cat sat on the mat", "a dog barked"],
+        ...               [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]]).round(4).tolist()
+        [53.7285, 100.0]
+
+    :param hypotheses: the system's texts.
+    :param references: per hypothesis, a list of its reference texts.
+    :param effective_order: stop each geometric mean at the highest order the sentence has.
+    :param options: :class:`BLEU`'s other keyword options.
+    :returns: a float64 array of BLEU scores (0-100), one per hypothesis.
+    :raises ValueError: for a bad option, or hypotheses and references of different lengths.
+    """
     settings = bleu_settings(effective_order=effective_order, **options)
     counting, scoring = _split_settings(settings)
     stats = segment_statistics_of(segment_lines(hypotheses, references), settings["tokenizer"], **counting)
