@@ -68,7 +68,14 @@ _LABEL_OF_IMPORTANCE = {1: "vital", 0: "okay", OTHER_IMPORTANCE: "other"}
 
 
 class KeyQrel(NamedTuple):
-    """A nugget of a key: ``ir_measures.Qrel``'s fields, then the nugget's description."""
+    """A nugget of a key: ``ir_measures.Qrel``'s fields, then the nugget's description.
+
+    Example:
+
+        >>> from qascore.integrations.ir_measures import KeyQrel
+        >>> KeyQrel("q1", "1", 1, text="capital is Paris")  # a vital nugget (IMPORTANCE["vital"])
+        KeyQrel(query_id='q1', doc_id='1', relevance=1, iteration='0', text='capital is Paris')
+    """
 
     query_id: str
     doc_id: str
@@ -78,7 +85,14 @@ class KeyQrel(NamedTuple):
 
 
 class RunRow(NamedTuple):
-    """A run row: ``ir_measures.ScoredDoc``'s fields, then a text (an answer or a response)."""
+    """A run row: ``ir_measures.ScoredDoc``'s fields, then a text (an answer or a response).
+
+    Example:
+
+        >>> from qascore.integrations.ir_measures import RunRow
+        >>> RunRow("q1", "1", 2.0, "Paris is the capital.")  # nugget 1 supported (GRADE["support"])
+        RunRow(query_id='q1', doc_id='1', score=2.0, text='Paris is the capital.')
+    """
 
     query_id: str
     doc_id: str
@@ -95,27 +109,86 @@ def _nugget_id(position: int) -> str:
 
 def rag_key_qrels(topics: Iterable[RagTopic]) -> list[KeyQrel]:
     """The nugget key of TREC RAG assignment records: one row per nugget, ``doc_id`` its 1-based
-    position in the record's list, ``relevance`` its importance (:data:`IMPORTANCE`)."""
+    position in the record's list, ``relevance`` its importance (:data:`IMPORTANCE`).
+
+    Example:
+
+        >>> from qascore.integrations.ir_measures import rag_key_qrels
+        >>> from qascore.nuggets.formats import RagNugget, RagTopic
+        >>> topic = RagTopic("q1", "Paris is the capital.", (RagNugget("capital is Paris", "vital", "support"),
+        ...                                                  RagNugget("on the Seine", "okay", "partial_support")))
+        >>> rag_key_qrels([topic])  # doctest: +NORMALIZE_WHITESPACE
+        [KeyQrel(query_id='q1', doc_id='1', relevance=1, iteration='0', text='capital is Paris'),
+         KeyQrel(query_id='q1', doc_id='2', relevance=0, iteration='0', text='on the Seine')]
+
+    :param topics: TREC RAG assignment records (:func:`~qascore.nuggets.formats.read_rag_assignments`).
+    :returns: one :class:`KeyQrel` per nugget.
+    """
     return [KeyQrel(t.qid, _nugget_id(i), IMPORTANCE.get(n.importance, OTHER_IMPORTANCE), "0", n.text)
             for t in topics for i, n in enumerate(t.nuggets, 1)]
 
 
 def rag_assignment_qrels(topics: Iterable[RagTopic]) -> list[Qrel]:
     """The nugget assignments of TREC RAG records as qrels: ``query-id 0 nugget-id grade``, the
-    grade 2 support, 1 partial_support, 0 not_support or any other label (:data:`GRADE`)."""
+    grade 2 support, 1 partial_support, 0 not_support or any other label (:data:`GRADE`).
+
+    Example:
+
+        >>> from qascore.integrations.ir_measures import rag_assignment_qrels
+        >>> from qascore.nuggets.formats import RagNugget, RagTopic
+        >>> topic = RagTopic("q1", "Paris is the capital.", (RagNugget("capital is Paris", "vital", "support"),
+        ...                                                  RagNugget("on the Seine", "okay", "partial_support")))
+        >>> [(q.doc_id, q.relevance) for q in rag_assignment_qrels([topic])]
+        [('1', 2), ('2', 1)]
+
+    :param topics: TREC RAG assignment records.
+    :returns: one :class:`~qascore.io.Qrel` per nugget (write them with :func:`qascore.io.write_qrels`).
+    """
     return [Qrel(t.qid, _nugget_id(i), GRADE.get(n.assignment, 0)) for t in topics for i, n in enumerate(t.nuggets, 1)]
 
 
 def rag_run(topics: Iterable[RagTopic]) -> list[RunRow]:
     """The run of the ``Nugget*`` measures from TREC RAG records: one row per nugget, its grade as
-    the score and the record's answer as the text."""
+    the score and the record's answer as the text.
+
+    Example:
+
+        >>> from qascore.integrations.ir_measures import NuggetAll, NuggetVital, rag_key_qrels, rag_run
+        >>> from qascore.nuggets.formats import RagNugget, RagTopic
+        >>> topic = RagTopic("q1", "Paris is the capital.", (RagNugget("capital is Paris", "vital", "support"),
+        ...                                                  RagNugget("on the Seine", "okay", "partial_support")))
+        >>> [(r.doc_id, r.score) for r in rag_run([topic])]
+        [('1', 2.0), ('2', 1.0)]
+        >>> import ir_measures
+        >>> means = ir_measures.calc_aggregate([NuggetVital, NuggetAll, NuggetAll(strict=True)],
+        ...                                    rag_key_qrels([topic]), rag_run([topic]))
+        >>> means[NuggetVital], means[NuggetAll], means[NuggetAll(strict=True)]
+        (1.0, 0.75, 0.5)
+
+    :param topics: TREC RAG assignment records.
+    :returns: one :class:`RunRow` per nugget.
+    """
     return [RunRow(t.qid, _nugget_id(i), float(GRADE.get(n.assignment, 0)), t.answer_text)
             for t in topics for i, n in enumerate(t.nuggets, 1)]
 
 
 def answer_key_qrels(key: AnswerKey) -> list[KeyQrel]:
     """A vital/okay TREC answer key as qrels rows (nugget ids as in the key, descriptions as text);
-    a pyramid key (weights, no importance) is a ValueError."""
+    a pyramid key (weights, no importance) is a ValueError.
+
+    Example:
+
+        >>> from qascore.integrations.ir_measures import answer_key_qrels
+        >>> from qascore.nuggets.formats import AnswerKey, Nugget, Question
+        >>> key = AnswerKey({"1": Question("1", "Hamlet", [Nugget("1", "1", "written by Shakespeare", "vital"),
+        ...                                                Nugget("1", "2", "prince of Denmark", "okay")])})
+        >>> [(q.doc_id, q.relevance, q.text) for q in answer_key_qrels(key)]
+        [('1', 1, 'written by Shakespeare'), ('2', 0, 'prince of Denmark')]
+
+    :param key: a vital/okay answer key (:func:`~qascore.nuggets.formats.read_answer_key`).
+    :returns: one :class:`KeyQrel` per nugget.
+    :raises ValueError: for a pyramid key.
+    """
     if key.pyramid:
         raise ValueError("a pyramid answer key has weights, not vital/okay importance: it has no qrels form here")
     return [KeyQrel(q.qid, n.nugget_id, IMPORTANCE[n.importance or ""], "0", n.description)
@@ -124,7 +197,22 @@ def answer_key_qrels(key: AnswerKey) -> list[KeyQrel]:
 
 def response_run(run: Run) -> list[RunRow]:
     """The run of the ``Nuggeteer`` measure from a TREC nugget run: one row per response, ``doc_id``
-    its item number, the score falling with it (so a ranking keeps the file's order)."""
+    its item number, the score falling with it (so a ranking keeps the file's order).
+
+    Example:
+
+        >>> from qascore.integrations.ir_measures import response_run
+        >>> from qascore.nuggets import Run
+        >>> run = Run("sys1")
+        >>> _ = run.add("1", "doc1", "Shakespeare wrote Hamlet")
+        >>> _ = run.add("1", "doc7", "Hamlet is a prince of Denmark")
+        >>> response_run(run)  # doctest: +NORMALIZE_WHITESPACE
+        [RunRow(query_id='1', doc_id='1', score=1.0, text='Shakespeare wrote Hamlet'),
+         RunRow(query_id='1', doc_id='2', score=0.5, text='Hamlet is a prince of Denmark')]
+
+    :param run: one system's responses (:func:`~qascore.nuggets.formats.read_run`).
+    :returns: one :class:`RunRow` per response.
+    """
     return [RunRow(qid, str(r.item), 1.0 / r.item, r.text) for qid, items in run.responses.items() for r in items]
 
 
@@ -133,7 +221,24 @@ def exam_qrels(graded: Iterable[GradedParagraph], *, layout: str = "questions") 
     one row per (paragraph, question of its query), ``query-id question-id paragraph-id 1|0`` (1:
     answered correctly), the question in the iteration column as TREC's diversity qrels hold a
     subtopic. ``layout="counts"``: the rubric grading workbench's qrels, ``query-id 0
-    paragraph-id count`` with the number of questions the paragraph answered correctly."""
+    paragraph-id count`` with the number of questions the paragraph answered correctly.
+
+    Example:
+
+        >>> from qascore.exam.workbench import GradedParagraph
+        >>> from qascore.integrations.ir_measures import exam_qrels
+        >>> graded = [GradedParagraph("q1", "p1", "...", {"sysA": 1}, correct=["Q1"], wrong=["Q2"], answers=[]),
+        ...           GradedParagraph("q1", "p2", "...", {"sysA": 2, "sysB": 1}, correct=["Q2"], wrong=[], answers=[])]
+        >>> [(q.doc_id, q.iteration, q.relevance) for q in exam_qrels(graded)]
+        [('p1', 'Q1', 1), ('p1', 'Q2', 0), ('p2', 'Q2', 1)]
+        >>> [(q.doc_id, q.relevance) for q in exam_qrels(graded, layout="counts")]
+        [('p1', 1), ('p2', 1)]
+
+    :param graded: graded paragraphs (:func:`~qascore.exam.workbench.grade_paragraphs`).
+    :param layout: ``questions`` or ``counts``.
+    :returns: :class:`~qascore.io.Qrel` rows.
+    :raises ValueError: for an unknown ``layout``.
+    """
     if layout == "counts":
         return [Qrel(g.query_id, g.paragraph_id, len(g.correct)) for g in graded]
     if layout != "questions":
@@ -146,13 +251,42 @@ def exam_qrels(graded: Iterable[GradedParagraph], *, layout: str = "questions") 
 
 
 def exam_run(graded: Iterable[GradedParagraph], system: str) -> list[RunRow]:
-    """One system's paragraph ranking from graded paragraphs: score 1/rank (the workbench's)."""
+    """One system's paragraph ranking from graded paragraphs: score 1/rank (the workbench's).
+
+    Example:
+
+        >>> from qascore.exam.workbench import GradedParagraph
+        >>> from qascore.integrations.ir_measures import EXAM, exam_qrels, exam_run
+        >>> graded = [GradedParagraph("q1", "p1", "...", {"sysA": 1}, correct=["Q1"], wrong=["Q2"], answers=[]),
+        ...           GradedParagraph("q1", "p2", "...", {"sysA": 2, "sysB": 1}, correct=["Q2"], wrong=[], answers=[])]
+        >>> [(r.doc_id, r.score) for r in exam_run(graded, "sysA")]
+        [('p1', 1.0), ('p2', 0.5)]
+        >>> import ir_measures
+        >>> means = ir_measures.calc_aggregate([EXAM@1, EXAM], exam_qrels(graded), exam_run(graded, "sysA"))
+        >>> means[EXAM@1], means[EXAM]  # the top paragraph answers one of the query's two questions
+        (0.5, 1.0)
+
+    :param graded: graded paragraphs.
+    :param system: the system whose ranks to read; paragraphs it did not rank are left out.
+    :returns: one :class:`RunRow` per paragraph the system ranked.
+    """
     return [RunRow(g.query_id, g.paragraph_id, 1.0 / g.ranks[system]) for g in graded if system in g.ranks]
 
 
 def qrels_as_run(rows: Iterable) -> list[RunRow]:
     """Qrels rows (e.g. :func:`rag_assignment_qrels` read back by :func:`qascore.io.read_qrels`) as
-    run rows, the relevance as the score."""
+    run rows, the relevance as the score.
+
+    Example:
+
+        >>> from qascore.integrations.ir_measures import qrels_as_run
+        >>> from qascore.io import Qrel
+        >>> qrels_as_run([Qrel("q1", "1", 2), Qrel("q1", "2", 0)])  # doctest: +NORMALIZE_WHITESPACE
+        [RunRow(query_id='q1', doc_id='1', score=2.0, text=''), RunRow(query_id='q1', doc_id='2', score=0.0, text='')]
+
+    :param rows: rows with ``query_id``, ``doc_id`` and ``relevance``.
+    :returns: one :class:`RunRow` per row.
+    """
     return [RunRow(r.query_id, r.doc_id, float(r.relevance)) for r in rows]
 
 
@@ -465,7 +599,18 @@ class QascoreEvaluator(providers.Evaluator):
 
 
 class QascoreProvider(providers.Provider):
-    """The ir_measures provider of qascore's measures (:data:`MEASURES`)."""
+    """The ir_measures provider of qascore's measures (:data:`MEASURES`). Importing this module
+    registers one (:data:`PROVIDER`); ir_measures then finds it by name or by measure.
+
+    Example:
+
+        >>> import ir_measures
+        >>> from qascore.integrations.ir_measures import PROVIDER, NuggetF
+        >>> PROVIDER.NAME, ir_measures.parse_measure("NuggetVital(strict=True)")
+        ('qascore', NuggetVital(strict=True))
+        >>> PROVIDER.run_inputs([NuggetF])  # NuggetF reads each query's answer text
+        ['query_id', 'doc_id', 'score', 'text']
+    """
 
     NAME = "qascore"
     SUPPORTED_MEASURES = [
