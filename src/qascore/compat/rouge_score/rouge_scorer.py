@@ -52,6 +52,29 @@ class RougeScorer(scoring.BaseScorer):
     is rouge-score's tokeniser (:class:`qascore.text.RougeTokenizer`; a
     :class:`~qascore.compat.rouge_score.tokenizers.DefaultTokenizer` is run as one). A type
     named twice gives one entry, as in rouge-score.
+
+    Example:
+
+        >>> from qascore.compat.rouge_score import rouge_scorer
+        >>> scorer = rouge_scorer.RougeScorer(["rouge1", "rougeL"], use_stemmer=True)
+        >>> scorer.score("The quick brown fox jumps over the lazy dog",
+        ...              "The quick brown dog jumps on the log.")  # doctest: +NORMALIZE_WHITESPACE
+        {'rouge1': Score(precision=0.75, recall=0.6666666666666666, fmeasure=0.7058823529411765),
+         'rougeL': Score(precision=0.625, recall=0.5555555555555556, fmeasure=0.5882352941176471)}
+        >>> scorer.score_multi(["a cat sat", "the cat sat on the mat"], "the cat sat")["rouge1"].fmeasure
+        0.6666666666666666
+        >>> [s["rougeL"].recall for s in scorer.score_batch(["a cat sat", "one two"], ["the cat sat", "two"])]
+        [0.6666666666666666, 0.5]
+        >>> rouge_scorer.RougeScorer(["rougeLsum"]).score("one two.\\nthree four.", "one two\\nfour")
+        {'rougeLsum': Score(precision=1.0, recall=0.75, fmeasure=0.8571428571428571)}
+
+    :param rouge_types: a list of types: ``rouge1`` .. ``rouge9``, ``rougeL``, ``rougeLsum``.
+    :param use_stemmer: Porter-stem tokens longer than 3 characters (with the default tokeniser).
+    :param split_summaries: for ``rougeLsum``, split texts into sentences with NLTK (needs its
+        ``punkt_tab`` data) instead of at newlines.
+    :param tokenizer: an object with ``tokenize(text) -> list`` (None: rouge-score's tokeniser).
+    :raises ValueError: for a str or an unknown type in ``rouge_types`` (at construction); ``score``
+        raises TypeError for a text that is not a str.
     """
 
     def __init__(self, rouge_types, use_stemmer=False, split_summaries=False, tokenizer=None):

@@ -19,6 +19,15 @@ if TYPE_CHECKING:
 __all__ = ["AggregateScore", "BaseScorer", "BootstrapAggregator", "Score", "fmeasure"]
 
 Score = collections.namedtuple("Score", ["precision", "recall", "fmeasure"])
+Score.__doc__ = """rouge-score's ``Score(precision, recall, fmeasure)`` named tuple, one per ROUGE type.
+
+    Example:
+
+        >>> from qascore.compat.rouge_score.scoring import Score
+        >>> score = Score(precision=1.0, recall=0.5, fmeasure=0.6666666666666666)
+        >>> score.fmeasure, tuple(score)
+        (0.6666666666666666, (1.0, 0.5, 0.6666666666666666))
+    """
 
 
 class BaseScorer(abc.ABC):
@@ -31,7 +40,18 @@ class BaseScorer(abc.ABC):
 
 def fmeasure(precision, recall):
     """Harmonic mean of two numbers, 0.0 when their sum is not positive: :func:`qascore.prf.f_score`,
-    whose default weight gives rouge-score's operations (``2 * P * R / (P + R)``) bit for bit."""
+    whose default weight gives rouge-score's operations (``2 * P * R / (P + R)``) bit for bit.
+
+    Example:
+
+        >>> from qascore.compat.rouge_score import scoring
+        >>> scoring.fmeasure(0.5, 0.25), scoring.fmeasure(0, 0)
+        (0.3333333333333333, 0.0)
+
+    :param precision: a precision.
+    :param recall: a recall.
+    :returns: the F1 of the two.
+    """
     return f_score(precision, recall)
 
 

@@ -41,7 +41,22 @@ def _stem_text(stem: object) -> str:
 
 
 def tokenize(text: str, stemmer) -> list[str]:
-    """Tokens of ``text`` as rouge-score makes them; ``stemmer``: None or an object with ``stem(word)``."""
+    """Tokens of ``text`` as rouge-score makes them; ``stemmer``: None or an object with ``stem(word)``.
+
+    Example:
+
+        >>> from qascore.compat.rouge_score import tokenize
+        >>> tokenize.tokenize("The cats were running!", None)
+        ['the', 'cats', 'were', 'running']
+        >>> from qascore.text import PorterStemmer  # as nltk's PorterStemmer()
+        >>> tokenize.tokenize("The cats were running!", PorterStemmer())
+        ['the', 'cat', 'were', 'run']
+
+    :param text: the text.
+    :param stemmer: None, or an object whose ``stem(word)`` returns a str (or UTF-8 bytes).
+    :returns: the token list.
+    :raises TypeError: for a text that is not a str, or a stem that is neither str nor bytes.
+    """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, got {type(text).__name__}")
     if not stemmer:

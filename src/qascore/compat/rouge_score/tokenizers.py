@@ -23,7 +23,17 @@ class Tokenizer(abc.ABC):
 
 class DefaultTokenizer(Tokenizer):
     """rouge-score's tokeniser (see :mod:`.tokenize`), Porter-stemming tokens of more than 3
-    characters when ``use_stemmer`` is true."""
+    characters when ``use_stemmer`` is true.
+
+    Example:
+
+        >>> from qascore.compat.rouge_score import tokenizers
+        >>> tokenizers.DefaultTokenizer(use_stemmer=True).tokenize("The cats were running!")
+        ['the', 'cat', 'were', 'run']
+
+    :param use_stemmer: Porter-stem tokens longer than 3 characters.
+    :raises TypeError: from ``tokenize`` for a text that is not a str.
+    """
 
     def __init__(self, use_stemmer=False):
         self._rouge = RougeTokenizer(bool(use_stemmer))
