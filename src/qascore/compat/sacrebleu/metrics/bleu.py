@@ -20,7 +20,22 @@ class BLEUSignature(Signature):
 
 class BLEUScore(Score):
     """sacrebleu's BLEU result: ``score``, ``counts``, ``totals``, ``precisions``, ``bp``,
-    ``sys_len``, ``ref_len``, ``ratio``."""
+    ``sys_len``, ``ref_len``, ``ratio``.
+
+    Example:
+
+        >>> from qascore.compat.sacrebleu import BLEUScore
+        >>> print(BLEUScore(50.0, [3, 2, 1, 0], [4, 3, 2, 1], [75.0, 66.66666666666667, 50.0, 0.0], 1.0, 4, 4))
+        BLEU = 50.00 75.0/66.7/50.0/0.0 (BP = 1.000 ratio = 1.000 hyp_len = 4 ref_len = 4)
+
+    :param score: BLEU (0-100).
+    :param counts: matched n-grams per order.
+    :param totals: hypothesis n-grams per order.
+    :param precisions: n-gram precisions per order (percent).
+    :param bp: the brevity penalty.
+    :param sys_len: the hypotheses' length in tokens.
+    :param ref_len: the closest references' length in tokens.
+    """
 
     def __init__(self, score, counts, totals, precisions, bp, sys_len, ref_len):
         super().__init__("BLEU", score)
@@ -39,7 +54,32 @@ class BLEUScore(Score):
 
 class BLEU(Metric):
     """``sacrebleu.metrics.BLEU(lowercase, force, tokenize, smooth_method, smooth_value,
-    max_ngram_order, effective_order, trg_lang, references)``."""
+    max_ngram_order, effective_order, trg_lang, references)``.
+
+    Example:
+
+        >>> from qascore.compat.sacrebleu import BLEU
+        >>> hypotheses = ["the cat sat on the mat", "a dog barked"]
+        >>> references = [["the cat sat on a mat", "the dog barked loudly"]]
+        >>> bleu = BLEU()
+        >>> print(bleu.corpus_score(hypotheses, references))
+        BLEU = 44.15 77.8/57.1/40.0/33.3 (BP = 0.895 ratio = 0.900 hyp_len = 9 ref_len = 10)
+        >>> bleu.get_signature().format()
+        'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0'
+        >>> print(BLEU(effective_order=True).sentence_score("the cat sat on the mat", ["the cat sat on a mat"]))
+        BLEU = 53.73 83.3/60.0/50.0/33.3 (BP = 1.000 ratio = 1.000 hyp_len = 6 ref_len = 6)
+
+    :param lowercase: lowercase before scoring.
+    :param force: accept text that looks tokenised already (kept for sacrebleu's call shape).
+    :param tokenize: a sacrebleu tokeniser name (None: from ``trg_lang``, else ``13a``).
+    :param smooth_method: ``none``, ``floor``, ``add-k`` or ``exp``.
+    :param smooth_value: the value of ``floor`` or ``add-k`` (None: sacrebleu's default).
+    :param max_ngram_order: the highest n-gram order.
+    :param effective_order: stop the geometric mean at the highest order with any n-gram.
+    :param trg_lang: the target language (``zh``, ``ja``, ``ko`` pick their tokenisers).
+    :param references: reference streams to cache for later ``corpus_score(hypotheses, None)`` calls.
+    :raises ValueError: for an unknown tokeniser or smoothing method or a setting out of range.
+    """
 
     SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
     TOKENIZERS = _TOKENIZERS

@@ -14,7 +14,19 @@ class CHRFSignature(Signature):
 
 class CHRFScore(Score):
     """sacrebleu's chrF result: ``score``, ``char_order``, ``word_order``, ``beta``; named
-    ``chrF{beta}`` with one ``+`` per word order."""
+    ``chrF{beta}`` with one ``+`` per word order.
+
+    Example:
+
+        >>> from qascore.compat.sacrebleu import CHRFScore
+        >>> print(CHRFScore(55.5, char_order=6, word_order=2, beta=2))
+        chrF2++ = 55.50
+
+    :param score: chrF (0-100).
+    :param char_order: the longest character n-gram.
+    :param word_order: the longest word n-gram.
+    :param beta: the F's beta.
+    """
 
     def __init__(self, score: float, char_order: int, word_order: int, beta: int):
         self.beta = beta
@@ -25,7 +37,28 @@ class CHRFScore(Score):
 
 class CHRF(Metric):
     """``sacrebleu.metrics.CHRF(char_order, word_order, beta, lowercase, whitespace, eps_smoothing,
-    references)``."""
+    references)``.
+
+    Example:
+
+        >>> from qascore.compat.sacrebleu import CHRF
+        >>> hypotheses = ["the cat sat on the mat", "a dog barked"]
+        >>> references = [["the cat sat on a mat", "the dog barked loudly"]]
+        >>> chrf = CHRF(word_order=2)  # chrF++
+        >>> print(chrf.corpus_score(hypotheses, references))
+        chrF2++ = 59.26
+        >>> chrf.get_signature().format()
+        'nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0'
+
+    :param char_order: the longest character n-gram.
+    :param word_order: the longest word n-gram (0: chrF, 2: chrF++).
+    :param beta: recall weighs ``beta`` times as much as precision.
+    :param lowercase: lowercase before scoring.
+    :param whitespace: keep whitespace in character n-grams.
+    :param eps_smoothing: smooth zero statistics with an epsilon (chrF++.py's rule).
+    :param references: reference streams to cache for later calls.
+    :raises ValueError: for a negative order, or no n-gram order at all.
+    """
 
     CHAR_ORDER = 6
     WORD_ORDER = 0

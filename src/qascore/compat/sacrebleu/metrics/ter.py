@@ -14,7 +14,19 @@ class TERSignature(Signature):
 
 class TERScore(Score):
     """sacrebleu's TER result: ``score`` (percent), ``num_edits`` (an int) and ``ref_length`` (the
-    summed mean reference lengths)."""
+    summed mean reference lengths).
+
+    Example:
+
+        >>> from qascore.compat.sacrebleu import TERScore
+        >>> score = TERScore(25.0, num_edits=1, ref_length=4.0)
+        >>> str(score), score.num_edits
+        ('TER = 25.00', 1)
+
+    :param score: TER (percent).
+    :param num_edits: the number of edits.
+    :param ref_length: the summed mean reference lengths.
+    """
 
     def __init__(self, score: float, num_edits: float, ref_length: float):
         super().__init__("TER", score)
@@ -26,7 +38,25 @@ class TER(Metric):
     """``sacrebleu.metrics.TER(normalized, no_punct, asian_support, case_sensitive, references)``.
 
     Segment statistics are sacrebleu's ``[fewest edits, mean reference length]`` rows (float64);
-    a corpus sums them left to right, as sacrebleu does, and bootstrap resamples in float32."""
+    a corpus sums them left to right, as sacrebleu does, and bootstrap resamples in float32.
+
+    Example:
+
+        >>> from qascore.compat.sacrebleu import TER
+        >>> hypotheses = ["the cat sat on the mat", "a dog barked"]
+        >>> references = [["the cat sat on a mat", "the dog barked loudly"]]
+        >>> ter = TER()
+        >>> print(ter.corpus_score(hypotheses, references))
+        TER = 30.00
+        >>> ter.get_signature().format()
+        'nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0'
+
+    :param normalized: apply Tercom's normalisation (punctuation split, ...).
+    :param no_punct: remove punctuation.
+    :param asian_support: split Asian characters (with ``normalized``).
+    :param case_sensitive: keep case (TER lowercases by default).
+    :param references: reference streams to cache for later calls.
+    """
 
     _SIGNATURE_TYPE = TERSignature
     _STAT_DTYPE = np.float64
