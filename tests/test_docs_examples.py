@@ -29,6 +29,8 @@ PUBLIC_MODULES = (
     "qascore.exam",
     "qascore.nuggets",
     "qascore.lexical",
+    "qascore.lexical.chrf",
+    "qascore.lexical.ter",
     "qascore.runtime",
     "qascore.integrations.ray",
     "qascore.integrations.spark",

@@ -25,6 +25,8 @@ from ..signature import count_nrefs, make_signature, nrefs_of_sums, reference_co
 from ..validate import MAX_ORDER, check_flag, check_int, check_weight
 from .segments import Segments, segment_lines, single_segment_lines, single_segment_rows
 
+__all__ = ["CHRF", "corpus_chrf", "sentence_chrf"]
+
 
 def _beta_factors(beta) -> tuple[float, float]:
     """``beta ** 2`` and ``1 + beta ** 2`` as the doubles sacrebleu's arithmetic uses (Python's
@@ -115,14 +117,46 @@ def checked_rows(rows, order: int) -> np.ndarray:
 
 def corpus_chrf(hypotheses, references, **options) -> CorpusScore:
     """Corpus chrF (:func:`chrf_statistics`, then :func:`chrf_aggregate`) with :class:`CHRF`'s
-    options; ``references[i]`` lists hypothesis i's references."""
+    options; ``references[i]`` lists hypothesis i's references.
+
+    Example:
+
+        >>> from qascore.lexical.chrf import corpus_chrf
+        >>> hypotheses = ["the cat sat on the mat", "a dog barked"]
+        >>> references = [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]]
+        >>> round(corpus_chrf(hypotheses, references)["score"], 4)
+        81.9711
+        >>> round(corpus_chrf(hypotheses, references, word_order=2)["score"], 4)  # chrF++
+        81.5414
+
+    :param hypotheses: the system's texts.
+    :param references: per hypothesis, a list of its reference texts.
+    :param options: :class:`CHRF`'s keyword options.
+    :returns: a :class:`~qascore.metric.CorpusScore` with ``score`` (0-100).
+    :raises ValueError: for a bad option, or hypotheses and references of different lengths.
+    """
     settings = chrf_settings(**options)
     n_jobs = settings.pop("n_jobs")
     return chrf_aggregate(chrf_statistics(hypotheses, references, **settings, n_jobs=n_jobs), **settings)
 
 
 def sentence_chrf(hypotheses, references, **options) -> np.ndarray:
-    """chrF (0-100) of every hypothesis of a batch on its own, float64[Q]; options as :class:`CHRF`'s."""
+    """chrF (0-100) of every hypothesis of a batch on its own, float64[Q]; options as :class:`CHRF`'s.
+
+    Example:
+
+        >>> from qascore.lexical.chrf import sentence_chrf
+        >>> hypotheses = ["the cat sat on the mat", "a dog barked"]
+        >>> references = [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]]
+        >>> sentence_chrf(hypotheses, references).round(4).tolist()
+        [72.0848, 100.0]
+
+    :param hypotheses: the system's texts.
+    :param references: per hypothesis, a list of its reference texts.
+    :param options: :class:`CHRF`'s keyword options.
+    :returns: a float64 array of chrF scores, one per hypothesis.
+    :raises ValueError: for a bad option, or hypotheses and references of different lengths.
+    """
     settings = chrf_settings(**options)
     rows = segment_statistics_of(segment_lines(hypotheses, references), **settings)
     return f_scores_of(rows, beta=settings["beta"], eps_smoothing=settings["eps_smoothing"])
@@ -139,6 +173,19 @@ class CHRF(Metric):
     they add exactly) and ``aggregate`` / ``compute`` / ``corpus_score`` give corpus chrF
     (:func:`corpus_chrf`) as a :class:`~qascore.metric.CorpusScore` with ``score``;
     ``sentence_score(hypothesis, references)`` is the same for one segment.
+
+    Example:
+
+        >>> from qascore.lexical.chrf import CHRF
+        >>> hypotheses = ["the cat sat on the mat", "a dog barked"]
+        >>> references = [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]]
+        >>> chrf = CHRF(word_order=2)
+        >>> round(chrf.corpus_score(hypotheses, references)["score"], 4)
+        81.5414
+        >>> chrf.signature().split("|")[:-1]
+        ['qascore:chrf', 'case:mixed', 'eff:yes', 'nc:6', 'nw:2', 'space:no', 'beta:2']
+
+    :raises ValueError: for a negative order, no n-gram order at all, or another bad setting.
     """
 
     name = "chrf"

@@ -29,6 +29,8 @@ from ..text.tercom import TercomTokenizer
 from ..text.tokenizers import WhitespaceTokenizer
 from .segments import Segments, pack_token_lists, segment_lines, single_segment_lines, single_segment_rows
 
+__all__ = ["TER", "corpus_ter", "sentence_ter"]
+
 # A pair costs from a microsecond (short answers) to milliseconds (long ones with shifts): a thread
 # pays for itself after a few dozen pairs.
 _MIN_PAIRS_PER_THREAD = 32
@@ -170,13 +172,45 @@ def ter_aggregate(statistics: Statistics, tokenizer: TercomTokenizer) -> CorpusS
 
 def corpus_ter(hypotheses, references, *, n_jobs: int | None = None, **options) -> CorpusScore:
     """Corpus TER (:func:`ter_statistics`, then :func:`ter_aggregate`) with :class:`TER`'s options;
-    ``references[i]`` lists hypothesis i's references."""
+    ``references[i]`` lists hypothesis i's references.
+
+    Example:
+
+        >>> from qascore.lexical.ter import corpus_ter
+        >>> hypotheses = ["the cat sat on the mat", "a dog barked"]
+        >>> references = [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]]
+        >>> corpus_ter(hypotheses, references).values  # 1 edit over 6 + (4 + 3) / 2 reference words
+        {'score': 10.526315789473683, 'num_edits': 1, 'ref_length': 9.5}
+
+    :param hypotheses: the system's texts.
+    :param references: per hypothesis, a non-empty list of its reference texts.
+    :param n_jobs: threads (None: the library's default).
+    :param options: :class:`TER`'s keyword options.
+    :returns: a :class:`~qascore.metric.CorpusScore` with ``score``, ``num_edits`` and ``ref_length``.
+    :raises ValueError: for hypotheses and references of different lengths.
+    """
     tokenizer = ter_tokenizer(**options)
     return ter_aggregate(ter_statistics(hypotheses, references, tokenizer, resolve_n_jobs(n_jobs)), tokenizer)
 
 
 def sentence_ter(hypotheses, references, *, n_jobs: int | None = None, **options) -> np.ndarray:
-    """TER (percent) of every hypothesis of a batch on its own, float64[Q]; options as :class:`TER`'s."""
+    """TER (percent) of every hypothesis of a batch on its own, float64[Q]; options as :class:`TER`'s.
+
+    Example:
+
+        >>> from qascore.lexical.ter import sentence_ter
+        >>> hypotheses = ["the cat sat on the mat", "a dog barked"]
+        >>> references = [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]]
+        >>> sentence_ter(hypotheses, references).round(4).tolist()
+        [16.6667, 0.0]
+
+    :param hypotheses: the system's texts.
+    :param references: per hypothesis, a non-empty list of its reference texts.
+    :param n_jobs: threads (None: the library's default).
+    :param options: :class:`TER`'s keyword options.
+    :returns: a float64 array of TER scores, one per hypothesis.
+    :raises ValueError: for hypotheses and references of different lengths.
+    """
     stats = segment_statistics_of(segment_lines(hypotheses, references), ter_tokenizer(**options),
                                   resolve_n_jobs(n_jobs))
     return ter_from_statistics_batch(stats[:, 0], stats[:, 1])
@@ -192,6 +226,17 @@ class TER(Metric):
     lengths, and ``aggregate`` / ``compute`` / ``corpus_score`` give corpus TER (:func:`corpus_ter`)
     as a :class:`~qascore.metric.CorpusScore` with ``score``, ``num_edits`` and ``ref_length``;
     ``sentence_score(hypothesis, references)`` is the same for one segment.
+
+    Example:
+
+        >>> from qascore.lexical.ter import TER
+        >>> hypotheses = ["the cat sat on the mat", "a dog barked"]
+        >>> references = [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]]
+        >>> ter = TER()
+        >>> ter.corpus_score(hypotheses, references)["score"]
+        10.526315789473683
+        >>> ter.signature().split("|")[:-1]
+        ['qascore:ter', 'case:lc', 'tok:tercom', 'norm:no', 'punct:yes', 'asian:no']
     """
 
     name = "ter"
