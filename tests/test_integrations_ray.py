@@ -1,5 +1,7 @@
 """Ray Data for real (a local cluster of 2 CPUs): score_dataset on a few thousand real rows equals the
 in-process metric, bit for bit for the lexical metrics, within 1e-5 with equal labels for AVA."""
+import signal
+
 import pytest
 
 from integration_data import LEXICAL_CASES, assert_same_scores, pair_rows, triple_rows
@@ -13,10 +15,15 @@ from qascore.integrations.ray import ScoreBatches, score_dataset  # noqa: E402
 
 @pytest.fixture(scope="module")
 def local_ray():
+    # ray.init installs a SIGTERM handler in this process that outlives ray.shutdown; a process
+    # forked later (the multiprocessing tests' pool workers) would inherit it and survive the
+    # SIGTERM its pool ends it with, hanging the run: the previous handler goes back after
+    previous = signal.getsignal(signal.SIGTERM)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     ray.data.DataContext.get_current().enable_progress_bars = False
     yield ray
     ray.shutdown()
+    signal.signal(signal.SIGTERM, previous)
 
 
 def dataset(rows, blocks: int):

@@ -11,6 +11,7 @@ import multiprocessing as mp
 import os
 import pickle
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -200,7 +201,8 @@ def _score_inherited(name):
 
 def _in_pool(method, func, args):
     """func(arg) for each arg in a fresh pool of two ``method`` workers; fails after TIMEOUT."""
-    with mp.get_context(method).Pool(2) as pool:
+    # workers end on SIGTERM whatever handler the test process holds (the pool's terminate sends it)
+    with mp.get_context(method).Pool(2, initializer=signal.signal, initargs=(signal.SIGTERM, signal.SIG_DFL)) as pool:
         pending = pool.map_async(func, args)
         try:
             return pending.get(timeout=TIMEOUT)
