@@ -48,7 +48,7 @@ def test_containment_judge_assigns_and_scores():
     topics, _ = judge_assignments(TOPICS, ContainmentJudge())
     assert [n.assignment for n in topics[0].nuggets] == ["support", "not_support"]
     assert rag_scores(topics).per_topic[0]["all_score"] == 0.5
-    assert "assigned_by:containment" in rag_scores(topics, judge=ContainmentJudge().signature).signature
+    assert "assigned_by:containment" in rag_scores(topics, judge=ContainmentJudge().signature()).signature
 
 
 def test_query_round_trips_through_the_assignment_file(tmp_path):
