@@ -29,7 +29,7 @@ from ..text.tercom import TercomTokenizer
 from ..text.tokenizers import WhitespaceTokenizer
 from .segments import Segments, pack_token_lists, segment_lines, single_segment_lines, single_segment_rows
 
-__all__ = ["TER", "corpus_ter", "sentence_ter"]
+__all__ = ["TER", "corpus_ter", "sentence_ter", "summed_rows", "ter_from_statistics", "ter_from_statistics_batch"]
 
 # A pair costs from a microsecond (short answers) to milliseconds (long ones with shifts): a thread
 # pays for itself after a few dozen pairs.
@@ -38,7 +38,18 @@ _MIN_PAIRS_PER_THREAD = 32
 
 def ter_from_statistics(num_edits, ref_length) -> float:
     """sacrebleu's TER (percent) of summed statistics: edits per reference word; with no reference
-    words, 100 if there are edits and 0 if not."""
+    words, 100 if there are edits and 0 if not.
+
+    Example:
+
+        >>> from qascore.lexical.ter import ter_from_statistics
+        >>> ter_from_statistics(1, 4.0), ter_from_statistics(0, 0.0), ter_from_statistics(2, 0.0)
+        (25.0, 0.0, 100.0)
+
+    :param num_edits: the summed fewest edits of the segments.
+    :param ref_length: the summed mean reference lengths (in words).
+    :returns: TER in percent (above 100 when there are more edits than reference words).
+    """
     if ref_length > 0:
         return 100 * (num_edits / ref_length)
     return 100.0 if num_edits > 0 else 0.0
@@ -47,7 +58,21 @@ def ter_from_statistics(num_edits, ref_length) -> float:
 def ter_from_statistics_batch(num_edits, ref_length) -> np.ndarray:
     """:func:`ter_from_statistics` of many rows at once, with the same float operations: float64[Q],
     or float32[Q] when both inputs are float32 (sacrebleu's bootstrap sums statistics in float32
-    and scores them on numpy float32 scalars)."""
+    and scores them on numpy float32 scalars).
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.lexical.ter import ter_from_statistics_batch
+        >>> ter_from_statistics_batch([1, 3, 0], [4.0, 0.0, 0.0]).tolist()
+        [25.0, 100.0, 0.0]
+        >>> ter_from_statistics_batch(np.float32([1]), np.float32([3])).dtype
+        dtype('float32')
+
+    :param num_edits: the edits of each row.
+    :param ref_length: the reference length of each row, as many as ``num_edits``.
+    :returns: TER in percent of every row, float64 (float32 when both inputs are float32).
+    """
     num_edits, ref_length = np.asarray(num_edits).reshape(-1), np.asarray(ref_length).reshape(-1)
     dtype = np.float32 if num_edits.dtype == ref_length.dtype == np.float32 else np.float64
     num_edits, ref_length = num_edits.astype(dtype, copy=False), ref_length.astype(dtype, copy=False)
@@ -146,7 +171,24 @@ def sentence_counts(lines: list, tokenizer: TercomTokenizer) -> tuple[int, float
 
 def summed_rows(rows) -> tuple[int, float]:
     """(edits, reference length) of per-segment rows summed as sacrebleu sums them: the edits as an
-    int, the lengths left to right."""
+    int, the lengths left to right. With :func:`ter_from_statistics` it turns the rows of
+    :meth:`TER.segment_statistics` (of a whole corpus, or of a resample of its segments) into
+    corpus TER.
+
+    Example:
+
+        >>> from qascore.lexical.ter import TER, summed_rows, ter_from_statistics
+        >>> hypotheses = ["the cat sat on the mat", "a dog barked"]
+        >>> references = [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]]
+        >>> rows = TER().segment_statistics(hypotheses, references)
+        >>> rows.tolist()
+        [[1.0, 6.0], [0.0, 3.5]]
+        >>> summed_rows(rows), ter_from_statistics(*summed_rows(rows))
+        ((1, 9.5), 10.526315789473683)
+
+    :param rows: per segment, ``[edits, mean reference length]`` (an array of shape ``(Q, 2)``).
+    :returns: the summed edits (an int) and the summed reference lengths (a float).
+    """
     rows = np.asarray(rows, dtype=np.float64).reshape(-1, 2)
     return int(rows[:, 0].sum()), _sequential_sum(rows[:, 1])
 
