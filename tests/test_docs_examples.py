@@ -21,6 +21,9 @@ import qascore
 # The public modules whose ``__all__`` names the public entry points (docs/api/*.md has a page for
 # each family).
 PUBLIC_MODULES = (
+    "qascore.metric",
+    "qascore.signature",
+    "qascore.errors",
     "qascore.prf",
     "qascore.text",
     "qascore.stats",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["InputFormatError", "MissingExtraError", "MissingResourceError", "QascoreError"]
+
 # Characters that would break a one-line message or change how it shows on a terminal: C0 and C1
 # controls (line feed, carriage return, escape, NEL), the Unicode line and paragraph separators,
 # and the bidirectional overrides.
@@ -30,11 +32,36 @@ def display_name(path) -> str:
 
 
 class QascoreError(Exception):
-    """Base class of qascore's own errors."""
+    """Base class of qascore's own errors: one ``except QascoreError`` catches a bad input file, a
+    missing optional package and a missing data file alike.
+
+    Example:
+
+        >>> from qascore.errors import InputFormatError, MissingExtraError, QascoreError
+        >>> issubclass(InputFormatError, QascoreError), issubclass(MissingExtraError, QascoreError)
+        (True, True)
+    """
 
 
 class InputFormatError(QascoreError, ValueError):
-    """A malformed record in a file: carries the file, the 1-based line and what was expected."""
+    """A malformed record in a file: carries the file, the 1-based line and what was expected.
+    It is a ``ValueError`` too, so code that catches bad values catches it.
+
+    Example:
+
+        >>> from qascore.errors import InputFormatError
+        >>> error = InputFormatError("answers.jsonl", 3, "missing field 'answer'")
+        >>> str(error)
+        "answers.jsonl:3: missing field 'answer'"
+        >>> error.path, error.line, error.reason
+        ('answers.jsonl', 3, "missing field 'answer'")
+        >>> str(InputFormatError("-", None, "standard input is empty"))
+        '<stdin>: standard input is empty'
+
+    :param path: the file (``-`` for standard input, named ``<stdin>``).
+    :param line: the 1-based line, or None when the problem is the whole file.
+    :param message: what is wrong, or what was expected.
+    """
 
     def __init__(self, path, line: int | None, message: str):
         self.path = str(path)
@@ -46,11 +73,13 @@ class InputFormatError(QascoreError, ValueError):
 
 
 class MissingResourceError(QascoreError, LookupError):
-    """A data file a setting needs (NLTK's Punkt model) is not installed: says how to install it."""
+    """A data file a setting needs (NLTK's Punkt model) is not installed: says how to install it.
+    It is a ``LookupError`` too."""
 
 
 class MissingExtraError(QascoreError, ImportError):
-    """An optional dependency is not installed: names the extra that provides it."""
+    """An optional dependency is not installed: names the extra that provides it
+    (``pip install "qascore[ray]"``). It is an ``ImportError`` too."""
 
 
 def require_extra(extra: str, *modules: str) -> None:
