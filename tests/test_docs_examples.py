@@ -24,6 +24,7 @@ PUBLIC_MODULES = (
     "qascore.metric",
     "qascore.signature",
     "qascore.errors",
+    "qascore.validate",
     "qascore.prf",
     "qascore.text",
     "qascore.stats",

@@ -23,6 +23,11 @@ import numpy as np
 
 from ._kernels.text_encode import first_non_str  # compiled: no Python loop over the batch
 
+__all__ = [
+    "as_float_array", "as_list", "as_real_array", "as_text", "check_choice", "check_encodable", "check_flag",
+    "check_int", "check_pair", "check_real", "check_same_length", "check_text_batch", "check_texts", "check_weight",
+]
+
 # Integer options (n-gram orders, sizes) beyond this are not meaningful and would overflow a C int.
 MAX_ORDER = 2**16
 
@@ -33,7 +38,24 @@ MAX_ORDER = 2**16
 # Series, generator). A subclass is read by its characters: it becomes the plain str holding them
 # (str.__str__ of the base type, never the subclass's own methods), so every kernel gets exact str.
 def as_text(value, name: str) -> str:
-    """One text as a plain ``str``; anything that is not a str is a TypeError naming ``name``."""
+    """One text as a plain ``str``; anything that is not a str is a TypeError naming ``name``.
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.validate import as_text
+        >>> text = as_text(np.str_("a cat"), "prediction")
+        >>> text, type(text).__name__
+        ('a cat', 'str')
+        >>> as_text(None, "prediction")
+        Traceback (most recent call last):
+        TypeError: prediction must be str, got NoneType
+
+    :param value: the text (a ``str`` or a subclass such as ``numpy.str_``).
+    :param name: the argument's name in the message.
+    :returns: a plain ``str`` of the same characters.
+    :raises TypeError: when ``value`` is not a str.
+    """
     if type(value) is str:
         return value
     if isinstance(value, str):
@@ -58,7 +80,26 @@ def as_list(values, name: str, what: str = "a sequence of strings", *, ndim: int
     """A batch argument read once into a new list: a numpy array by ``tolist()`` (a string array
     gives plain str; ``ndim=2`` also takes a 2-D array, as a list of row lists), any other
     iterable by ``list()``. A single str or bytes, a set or a dict (no order to pair rows by),
-    None and non-iterables are TypeErrors naming ``name``."""
+    None and non-iterables are TypeErrors naming ``name``.
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.validate import as_list
+        >>> as_list(np.array(["a", "b"]), "predictions"), as_list(iter(("a", "b")), "predictions")
+        (['a', 'b'], ['a', 'b'])
+        >>> as_list("a cat", "predictions")
+        Traceback (most recent call last):
+        TypeError: predictions must be a sequence of strings, not a single str
+
+    :param values: the batch: a list, tuple, numpy array, pandas Series, generator, ...
+    :param name: the argument's name in the message.
+    :param what: what the argument must be, in the message.
+    :param ndim: 2 to take a 2-D numpy array too (as a list of row lists).
+    :returns: a new list of the items.
+    :raises TypeError: for a single str or bytes, a set or dict, None, a non-iterable or an array
+        of another number of dimensions.
+    """
     if isinstance(values, np.ndarray):
         if not 1 <= values.ndim <= ndim:
             raise TypeError(f"{name} must be {what}, got a {values.ndim}-D array of shape {values.shape}")
@@ -100,7 +141,20 @@ def check_texts(texts, what: str = "texts") -> None:
 
 def check_encodable(texts, what: str = "texts") -> None:
     """Raise a ValueError naming the first string holding a lone surrogate (not valid Unicode, so
-    no UTF-8 tokenizer can read it), with the code point and its position."""
+    no UTF-8 tokenizer can read it), with the code point and its position.
+
+    Example:
+
+        >>> from qascore.validate import check_encodable
+        >>> check_encodable(["café", "naïve"])
+        >>> check_encodable(["ok", "bad \\ud800"], "predictions")
+        Traceback (most recent call last):
+        ValueError: predictions[1] is not valid Unicode: lone surrogate U+D800 at position 4
+
+    :param texts: an iterable of ``str``.
+    :param what: the argument's name in the message.
+    :raises ValueError: naming the first text holding a lone surrogate.
+    """
     for index, text in enumerate(texts):
         if text.isascii():
             continue
@@ -113,7 +167,23 @@ def check_encodable(texts, what: str = "texts") -> None:
 
 def check_text_batch(texts, name: str) -> list:
     """Validate a batch of strings once at the API boundary and return it as a new list of plain
-    str (:func:`as_list`, :func:`plain_strs`)."""
+    str (:func:`as_list`, :func:`plain_strs`).
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.validate import check_text_batch
+        >>> check_text_batch(("a", np.str_("b")), "predictions")
+        ['a', 'b']
+        >>> check_text_batch(["a", 1], "predictions")
+        Traceback (most recent call last):
+        TypeError: predictions[1] must be str, got int
+
+    :param texts: the batch (any ordered iterable of ``str``).
+    :param name: the argument's name in the message.
+    :returns: a new list of plain ``str``.
+    :raises TypeError: for a batch that :func:`as_list` refuses or an item that is not a str.
+    """
     out = as_list(texts, name)
     index = plain_strs(out)
     if index >= 0:
@@ -122,27 +192,94 @@ def check_text_batch(texts, name: str) -> list:
 
 
 def check_same_length(a, b, name_a: str, name_b: str) -> None:
+    """Raise a ValueError unless the paired batches ``a`` and ``b`` have one length.
+
+    Example:
+
+        >>> from qascore.validate import check_same_length
+        >>> check_same_length(["a", "b"], ["c", "d"], "predictions", "references")
+        >>> check_same_length(["a"], ["c", "d"], "predictions", "references")
+        Traceback (most recent call last):
+        ValueError: predictions has 1 items but references has 2
+
+    :param a: the first batch.
+    :param b: the second batch.
+    :param name_a: ``a``'s name in the message.
+    :param name_b: ``b``'s name in the message.
+    :raises ValueError: when the lengths differ.
+    """
     if len(a) != len(b):
         raise ValueError(f"{name_a} has {len(a)} items but {name_b} has {len(b)}")
 
 
 # -- options ------------------------------------------------------------------------------------
 def check_choice(value, allowed, name: str):
-    """``value`` itself when it is one of ``allowed``; otherwise a ValueError listing them."""
+    """``value`` itself when it is one of ``allowed``; otherwise a ValueError listing them.
+
+    Example:
+
+        >>> from qascore.validate import check_choice
+        >>> check_choice("best_f", ("best_f", "max_pr"), "multi_ref")
+        'best_f'
+        >>> check_choice("mean", ("best_f", "max_pr"), "multi_ref")
+        Traceback (most recent call last):
+        ValueError: multi_ref must be one of 'best_f', 'max_pr', got 'mean'
+
+    :param value: the option's value.
+    :param allowed: the values it may take.
+    :param name: the option's name in the message.
+    :returns: ``value``.
+    :raises ValueError: when ``value`` is not one of ``allowed``.
+    """
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
     return value
 
 
 def check_flag(value, name: str) -> bool:
-    """A bool (numpy's too); a string such as ``"no"`` would silently read as True."""
+    """A bool (numpy's too); a string such as ``"no"`` would silently read as True.
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.validate import check_flag
+        >>> check_flag(np.bool_(True), "use_stemmer")
+        True
+        >>> check_flag("no", "use_stemmer")
+        Traceback (most recent call last):
+        TypeError: use_stemmer must be a bool, got str
+
+    :param value: the option's value.
+    :param name: the option's name in the message.
+    :returns: ``value`` as a Python bool.
+    :raises TypeError: when ``value`` is not a bool.
+    """
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
     return bool(value)
 
 
 def check_int(value, name: str, *, low: int | None = None, high: int | None = None) -> int:
-    """An int (numpy's too, not bool) within ``[low, high]``."""
+    """An int (numpy's too, not bool) within ``[low, high]``.
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.validate import check_int
+        >>> check_int(np.int64(4), "max_order", low=1)
+        4
+        >>> check_int(0, "max_order", low=1)
+        Traceback (most recent call last):
+        ValueError: max_order must be >= 1, got 0
+
+    :param value: the option's value.
+    :param name: the option's name in the message.
+    :param low: the smallest value allowed (None: no bound).
+    :param high: the largest value allowed (None: no bound).
+    :returns: ``value`` as a Python int.
+    :raises TypeError: when ``value`` is not an int (a bool or a float included).
+    :raises ValueError: when it is outside ``[low, high]``.
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     value = int(value)
@@ -170,6 +307,25 @@ def check_real(value, name: str, *, low: float | None = None, high: float | None
 
     Returns the value unchanged (a Python int stays an int, so exact integer arithmetic
     downstream is kept); a numpy scalar becomes the Python number.
+
+    Example:
+
+        >>> from qascore.validate import check_real
+        >>> check_real(2, "beta", low=0, low_open=True)
+        2
+        >>> check_real(float("nan"), "beta", low=0, low_open=True)
+        Traceback (most recent call last):
+        ValueError: beta must be a finite number > 0, got nan
+
+    :param value: the option's value.
+    :param name: the option's name in the message.
+    :param low: the lower bound (None: none).
+    :param high: the upper bound (None: none).
+    :param low_open: exclude ``low`` itself.
+    :param high_open: exclude ``high`` itself.
+    :returns: ``value`` (a numpy scalar as the Python number).
+    :raises TypeError: when ``value`` is not a real number (a bool included).
+    :raises ValueError: when it is NaN, infinite or out of bounds.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
@@ -184,7 +340,24 @@ def check_real(value, name: str, *, low: float | None = None, high: float | None
 
 def check_weight(value, name: str, *, allow_zero: bool = False):
     """An F-measure weight (beta, gamma): finite, > 0 (>= 0 with ``allow_zero``), and small enough
-    that its square is a finite double (a larger one would overflow to inf and give NaN scores)."""
+    that its square is a finite double (a larger one would overflow to inf and give NaN scores).
+
+    Example:
+
+        >>> from qascore.validate import check_weight
+        >>> check_weight(1.2, "gamma"), check_weight(0, "beta", allow_zero=True)
+        (1.2, 0)
+        >>> check_weight(1e200, "gamma")
+        Traceback (most recent call last):
+        ValueError: gamma is too large: gamma ** 2 must be a finite float, got gamma = 1e+200
+
+    :param value: the weight.
+    :param name: the option's name in the message.
+    :param allow_zero: accept 0.
+    :returns: ``value``, as :func:`check_real` returns it.
+    :raises TypeError: when ``value`` is not a real number.
+    :raises ValueError: when it is not finite, not positive (negative with ``allow_zero``) or too large.
+    """
     value = check_real(value, name, low=0, low_open=not allow_zero)
     try:
         square = float(value ** 2)
@@ -211,7 +384,27 @@ def _not_real(v) -> bool:
 def as_real_array(values, name: str, *, low: float | None = None, high: float | None = None,
                   integer: bool = False, allow_nan: bool = False) -> np.ndarray:
     """A 1-D float64 array of ``values``; ``None``, a non-number, NaN (unless ``allow_nan``), a
-    value outside ``[low, high]`` or (``integer``) a non-integer is an error naming the index."""
+    value outside ``[low, high]`` or (``integer``) a non-integer is an error naming the index.
+
+    Example:
+
+        >>> from qascore.validate import as_real_array
+        >>> as_real_array([1, 0.5], "labels", low=0, high=1).tolist()
+        [1.0, 0.5]
+        >>> as_real_array([1, 2], "labels", low=0, high=1)
+        Traceback (most recent call last):
+        ValueError: labels[1] must be a number in [0, 1], got 2.0
+
+    :param values: a 1-D sequence of numbers.
+    :param name: the argument's name in the message.
+    :param low: the smallest value allowed (None: no bound).
+    :param high: the largest value allowed (None: no bound).
+    :param integer: every value must be a whole number.
+    :param allow_nan: accept NaN.
+    :returns: a C-contiguous float64 array.
+    :raises TypeError: for a str, None or a value that is not a number.
+    :raises ValueError: for another shape, NaN (unless allowed) or a value out of bounds.
+    """
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of numbers, not a single {type(values).__name__}")
     raw = values if isinstance(values, np.ndarray) else np.asarray(list(values), dtype=object)
@@ -254,6 +447,23 @@ def as_float_array(values, name: str, ndim: int, order_only: bool = False) -> np
     ``None`` is an error naming where it sits (numpy would read it as NaN). With ``order_only``
     (rank statistics), integers beyond 2**53, which float64 would round into false ties, are
     replaced by their dense ranks: the same order and ties, exactly.
+
+    Example:
+
+        >>> from qascore.validate import as_float_array
+        >>> as_float_array([[1, 2], [3, 4]], "scores", 2).tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+        >>> as_float_array([1, None], "x", 1)
+        Traceback (most recent call last):
+        TypeError: x contains None at index 1
+
+    :param values: the sample (a sequence, an array, a pandas Series, a generator).
+    :param name: the argument's name in the message.
+    :param ndim: the number of dimensions it must have (1, or 2 for one sample per row).
+    :param order_only: only the order matters (rank statistics).
+    :returns: a C-contiguous float64 array.
+    :raises TypeError: for None or a value that is not a number.
+    :raises ValueError: for another number of dimensions.
     """
     raw = values if isinstance(values, np.ndarray) else np.asarray(as_sequence(values, name))
     if raw.dtype == object:
@@ -309,6 +519,26 @@ def check_pair(x, y, names, nan_policy: str, finite: bool, ndim: int):
 
     finite=True (value statistics: Pearson, RMSE, R^2) rejects +-inf wherever it is; rank
     statistics accept +-inf as ordinary extreme values, as scipy does.
+
+    Example:
+
+        >>> from qascore.validate import check_pair
+        >>> x, y = check_pair([1, 2, 3], [3, 2, 1], ("x", "y"), "propagate", True, 1)
+        >>> x.tolist(), y.tolist()
+        ([1.0, 2.0, 3.0], [3.0, 2.0, 1.0])
+        >>> check_pair([1, 2], [1, 2, 3], ("x", "y"), "propagate", True, 1)
+        Traceback (most recent call last):
+        ValueError: x has items 2 but y has items 3; they must be paired
+
+    :param x: the first sample.
+    :param y: the second sample, paired with ``x``.
+    :param names: the two samples' names in messages.
+    :param nan_policy: ``propagate``, ``raise`` or ``omit`` (scipy's).
+    :param finite: reject infinities (value statistics).
+    :param ndim: 1, or 2 for one sample per row.
+    :returns: ``x`` and ``y`` as float64 arrays (:func:`as_float_array`).
+    :raises TypeError: for values that are not numbers.
+    :raises ValueError: for unpaired shapes, NaN under ``nan_policy="raise"``, or an infinity with ``finite``.
     """
     check_choice(nan_policy, NAN_POLICIES, "nan_policy")
     # rank statistics (finite=False) depend only on order: huge integers keep it exactly
