@@ -21,9 +21,30 @@ from dataclasses import dataclass
 from ..errors import InputFormatError
 from ..io import can_read_twice, display_name, iter_jsonl, require_field
 
+__all__ = ["DuReaderPrediction", "DuReaderReference", "MsMarcoRecord", "read_dureader_predictions",
+           "read_dureader_references", "read_msmarco"]
 
 @dataclass(frozen=True)
 class DuReaderReference:
+    """One question of a DuReader reference file, as :func:`read_dureader_references` reads it (or
+    built in code, for :func:`~qascore.lexical.mrc.score_dureader`).
+
+    Example:
+
+        >>> from qascore.lexical.formats import DuReaderReference
+        >>> reference = DuReaderReference(1, "ENTITY", ("Paris is the capital",), (), (("Paris",),), "-", 1)
+        >>> reference.entity_answers[0], reference.question_type
+        (('Paris',), 'ENTITY')
+
+    :param question_id: the question's id (an int or a str).
+    :param question_type: ``YES_NO``, ``ENTITY`` or ``DESCRIPTION``.
+    :param answers: the reference answers.
+    :param yesno_answers: the yes/no labels of the answers (``Yes``, ``No``, ``Depends``), if any.
+    :param entity_answers: per answer, its entities.
+    :param path: the file it was read from (named in errors).
+    :param line: its 1-based line in that file.
+    """
+
     question_id: object
     question_type: str
     answers: tuple
@@ -35,6 +56,22 @@ class DuReaderReference:
 
 @dataclass(frozen=True)
 class DuReaderPrediction:
+    """One question of a DuReader prediction file, as :func:`read_dureader_predictions` reads it.
+
+    Example:
+
+        >>> from qascore.lexical.formats import DuReaderPrediction
+        >>> prediction = DuReaderPrediction(1, ("yes, it is",), ("Yes",), "-", 1)
+        >>> prediction.answers[0], prediction.yesno_answers
+        ('yes, it is', ('Yes',))
+
+    :param question_id: the question's id (an int or a str).
+    :param answers: the predicted answers (only the first is scored).
+    :param yesno_answers: the predicted yes/no labels (only the first is used).
+    :param path: the file it was read from (named in errors).
+    :param line: its 1-based line in that file.
+    """
+
     question_id: object
     answers: tuple
     yesno_answers: tuple
@@ -44,6 +81,20 @@ class DuReaderPrediction:
 
 @dataclass(frozen=True)
 class MsMarcoRecord:
+    """One query of an MS MARCO references or candidates file, as :func:`read_msmarco` reads it.
+
+    Example:
+
+        >>> from qascore.lexical.formats import MsMarcoRecord
+        >>> MsMarcoRecord(7, ("a cat", "the cat"), "references.jsonl", 3).answers
+        ('a cat', 'the cat')
+
+    :param query_id: the query's id (an int or a str).
+    :param answers: the answers (a candidate has at most one).
+    :param path: the file it was read from (named in errors).
+    :param line: its 1-based line in that file.
+    """
+
     query_id: object
     answers: tuple
     path: str

@@ -479,6 +479,13 @@ class DuReaderMrc(Metric):
         >>> round(score["ROUGE-L"], 4), round(score["BLEU-4"], 4)
         (0.8333, 0.7598)
 
+    :param alpha: the weight of the yes/no opinion bonus.
+    :param beta: the weight of the entity bonus.
+    :param gamma: recall's weight in ROUGE-L's F (the scripts' 1.2).
+    :param max_order: the longest n-gram of BLEU.
+    :param variant: ``mrc2018`` or ``lic2019``.
+    :param tokenize: ``char`` (the scripts') or ``whitespace``.
+    :param n_jobs: threads (None: the library's default).
     :raises ValueError: for an unknown option.
     """
 

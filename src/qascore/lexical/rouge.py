@@ -33,6 +33,9 @@ from ..text import PackedTokens, RougeTokenizer, Vocabulary, get_tokenizer
 from ..text.sentences import split_sentences
 from ..text.tokenizers import check_texts
 
+__all__ = ["Rouge", "RougeArrays", "RougeResult", "counts_from_raw_strings", "fmeasure", "ngram_order",
+           "pair_threads", "parse_rouge_types", "rouge"]
+
 MAX_NGRAM_ORDER = 9
 MULTI_REF_MODES = ("best_f", "max_pr")
 _NGRAM_TYPE = re.compile(r"rouge([1-9])")
@@ -40,13 +43,37 @@ _NGRAM_TYPE = re.compile(r"rouge([1-9])")
 
 def ngram_order(rouge_type: str) -> int:
     """n of a ROUGE-N type name (``rouge1`` .. ``rouge9``); 0 for any other name (``rougeL``,
-    ``rougeLsum``)."""
+    ``rougeLsum``).
+
+    Example:
+
+        >>> from qascore.lexical.rouge import ngram_order
+        >>> ngram_order("rouge2"), ngram_order("rougeL")
+        (2, 0)
+
+    :param rouge_type: a ROUGE type name.
+    :returns: the n-gram order, or 0.
+    """
     match = _NGRAM_TYPE.fullmatch(rouge_type)
     return int(match.group(1)) if match else 0
 
 
 def parse_rouge_types(rouge_types) -> tuple[str, ...]:
-    """Validate ROUGE type names (``rouge1`` .. ``rouge9``, ``rougeL``, ``rougeLsum``)."""
+    """Validate ROUGE type names (``rouge1`` .. ``rouge9``, ``rougeL``, ``rougeLsum``).
+
+    Example:
+
+        >>> from qascore.lexical.rouge import parse_rouge_types
+        >>> parse_rouge_types("rougeL"), parse_rouge_types(["rouge1", "rougeLsum"])
+        (('rougeL',), ('rouge1', 'rougeLsum'))
+        >>> parse_rouge_types(["rouge10"])
+        Traceback (most recent call last):
+        ValueError: Invalid rouge type: 'rouge10' (expected rouge1..rouge9, rougeL or rougeLsum)
+
+    :param rouge_types: one name or a sequence of names.
+    :returns: the names as a tuple, in the order given.
+    :raises ValueError: for an empty sequence, an unknown name or a name given twice.
+    """
     if isinstance(rouge_types, str):
         rouge_types = [rouge_types]
     types = tuple(rouge_types)
@@ -66,13 +93,39 @@ def fmeasure(precision: np.ndarray, recall: np.ndarray, gamma: float = 1.0) -> n
     With gamma = 1 this is rouge-score's ``2 P R / (P + R)`` to the last bit: (1 + 1) = 2 and
     1 * P = P exactly, and addition commutes in IEEE arithmetic. One compiled pass
     (``kernels/prf.pyx``) over equal-length 1-D arrays; other shapes broadcast first.
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.lexical.rouge import fmeasure
+        >>> fmeasure(np.array([0.5, 1.0, 0.0]), np.array([1.0, 0.5, 0.3])).round(4).tolist()
+        [0.6667, 0.6667, 0.0]
+        >>> fmeasure(np.array([0.5]), np.array([1.0]), gamma=2).round(4).tolist()
+        [0.8333]
+
+    :param precision: precision values.
+    :param recall: recall values, paired with ``precision``.
+    :param gamma: recall's weight (1: the harmonic mean).
+    :returns: F per pair, float64.
     """
     return f_scores(precision, recall, float(gamma) ** 2)
 
 
 @dataclass(frozen=True)
 class RougeArrays:
-    """Precision, recall and F of one ROUGE type, one float64 entry per prediction."""
+    """Precision, recall and F of one ROUGE type, one float64 entry per prediction.
+
+    Example:
+
+        >>> from qascore.lexical.rouge import rouge
+        >>> arrays = rouge(["the cat sat", "a dog"], ["a cat sat", "a dog"], ["rouge1"])["rouge1"]
+        >>> arrays.fmeasure.round(4).tolist(), {k: round(v, 4) for k, v in arrays.mean().items()}
+        ([0.6667, 1.0], {'precision': 0.8333, 'recall': 0.8333, 'fmeasure': 0.8333})
+
+    :param precision: precision per prediction.
+    :param recall: recall per prediction.
+    :param fmeasure: F per prediction.
+    """
 
     precision: np.ndarray
     recall: np.ndarray
@@ -96,6 +149,10 @@ class RougeResult(Mapping):
         (['rouge1', 'rougeL'], [0.6667])
         >>> round(result.mean()["rougeL"]["recall"], 4)
         0.6667
+
+    :param scores: a :class:`RougeArrays` per ROUGE type, in the order asked for.
+    :param signature: the settings that produced the scores.
+    :param n_predictions: the number of predictions scored.
     """
 
     scores: dict[str, RougeArrays]
@@ -237,7 +294,20 @@ def pair_threads(predictions: Sequence[str], references: Sequence[str], n_jobs: 
     """Threads worth starting to count ROUGE over the pairs (``predictions[i]``, ``references[i]``)
     under ``n_jobs`` (None: all cores): the library's thread rule (``threads_for``) over the batch's size
     in units of a short pair, which is the pair count, or, for a few pairs (cheap to measure),
-    their code points / 64, so that a few long texts still spread over threads."""
+    their code points / 64, so that a few long texts still spread over threads. For callers that
+    count ROUGE on the compiled kernels themselves (:mod:`qascore.compat.rouge_score`).
+
+    Example:
+
+        >>> from qascore.lexical.rouge import pair_threads
+        >>> pair_threads(["the cat sat"] * 4, ["a cat sat"] * 4, n_jobs=4)  # too little work for a second thread
+        1
+
+    :param predictions: the predictions.
+    :param references: one reference per pair, paired with ``predictions``.
+    :param n_jobs: the caller's thread limit (None: all cores).
+    :returns: the number of threads to count with.
+    """
     if len(references) >= 512:
         work = len(references)
     else:
@@ -249,7 +319,18 @@ def counts_from_raw_strings(tokenizer) -> bool:
     """True for rouge-score's tokeniser (with or without stemming): its counts are taken straight
     from the strings, tokens interned per pair and stemmed in C with a cache
     (``kernels/rouge_raw.pyx``), which skips the batch vocabulary and spreads over threads.
-    Other tokenisers encode a batch first."""
+    Other tokenisers encode a batch first.
+
+    Example:
+
+        >>> from qascore.lexical.rouge import counts_from_raw_strings
+        >>> from qascore.text import get_tokenizer
+        >>> counts_from_raw_strings(get_tokenizer("rouge")), counts_from_raw_strings(get_tokenizer("whitespace"))
+        (True, False)
+
+    :param tokenizer: a tokenizer object.
+    :returns: whether ROUGE counts of ``tokenizer``'s tokens come straight from the strings.
+    """
     return type(tokenizer) is RougeTokenizer
 
 
@@ -417,6 +498,13 @@ class Rouge(Metric):
         >>> metric.signature().split("|")[:4]
         ['qascore:rouge', 'types:rouge1', 'tok:rouge', 'stem:yes']
 
+    :param rouge_types: ``rouge1`` .. ``rouge9``, ``rougeL``, ``rougeLsum``.
+    :param use_stemmer: Porter-stem tokens (rouge-score's ``use_stemmer``).
+    :param tokenizer: a tokenizer name or object (as :func:`rouge` takes it).
+    :param multi_ref: ``best_f`` or ``max_pr``.
+    :param gamma: recall's weight in F.
+    :param split_summaries: split texts into sentences for ``rougeLsum``.
+    :param n_jobs: threads (None: the library's default; -1: every core).
     :raises ValueError: for an unknown ROUGE type or option.
     """
 
