@@ -42,6 +42,7 @@ PUBLIC_MODULES = (
     "qascore.runtime",
     "qascore.integrations.ray",
     "qascore.integrations.spark",
+    "qascore.integrations.batches",
     "qascore.integrations.ir_measures",
     "qascore.compat.rouge_score",
     "qascore.compat.rouge_score.rouge_scorer",

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+__all__ = ["METRICS", "BatchScorer"]
 # metric name -> (module, class, columns renamed on output, defaults differing from the class's)
 _METRICS: dict[str, tuple[str, str, dict[str, str], dict[str, Any]]] = {
     "rouge": ("qascore.lexical.rouge", "Rouge", {}, {}),
@@ -74,6 +75,30 @@ class BatchScorer:
     ``metric``: one of :data:`METRICS`; ``options``: the metric's keywords. The column names of
     the inputs are ``prediction_column``, ``reference_column`` and (AVA) ``question_column``.
     A score column whose name is already an input column is an error (nothing is overwritten).
+
+    Example:
+
+        >>> import pickle
+        >>> from qascore.integrations.batches import BatchScorer
+        >>> scorer = BatchScorer("rouge", rouge_types=["rouge1"])
+        >>> scorer.output_columns
+        {'rouge1_precision': 'float64', 'rouge1_recall': 'float64', 'rouge1_fmeasure': 'float64'}
+        >>> batch = scorer({"id": [7, 8], "prediction": ["the cat sat", "a dog"], "reference": ["a cat sat", "a dog"]})
+        >>> batch["id"], batch["rouge1_fmeasure"].round(4).tolist()
+        ([7, 8], [0.6667, 1.0])
+        >>> pickle.loads(pickle.dumps(scorer)).options  # a worker gets the settings, and builds the metric once
+        {'rouge_types': ['rouge1']}
+        >>> scorer({"prediction": ["the cat sat"]})
+        Traceback (most recent call last):
+        KeyError: "rouge: the batch has no column 'reference' (its columns: 'prediction'); ..."
+
+    :param metric: one of :data:`METRICS` (``rouge``, ``bleu``, ``chrf``, ``ter``, ``ava``).
+    :param prediction_column: the column of predictions (AVA's candidates).
+    :param reference_column: the column of references: a string or a list of strings per row.
+    :param question_column: AVA's column of questions.
+    :param options: the metric's own keywords, as the in-process class takes them.
+    :raises ValueError: for an unknown metric or option.
+    :raises TypeError: for a column name that is not a non-empty str, or an AVA model that is not a spec string.
     """
 
     def __init__(self, metric: str, *, prediction_column: str = "prediction", reference_column: str = "reference",
@@ -102,6 +127,7 @@ class BatchScorer:
         return _rebuild_scorer, (self.metric, self.input_names(), self.options)
 
     def input_names(self) -> dict[str, str]:
+        """The input column options, by keyword."""
         return {"prediction_column": self.prediction_column, "reference_column": self.reference_column,
                 "question_column": self.question_column}
 
@@ -114,6 +140,7 @@ class BatchScorer:
         return {self.metric: "float64"}
 
     def metric_object(self):
+        """The metric object of these settings, built once per process."""
         return build_metric(self.metric, self.options)
 
     # --- one batch -------------------------------------------------------------------------
@@ -151,6 +178,12 @@ class BatchScorer:
                         f"columns, got {type(batch).__name__}")
 
     def check_columns(self, names) -> None:
+        """Check a batch's column names before scoring.
+
+        :param names: the batch's column names.
+        :raises KeyError: when an input column is missing.
+        :raises ValueError: when a score column would overwrite one of the batch's columns.
+        """
         missing = [c for c in self.input_columns if c not in names]
         if missing:
             raise KeyError(f"{self.metric}: the batch has no column {', '.join(map(repr, missing))} "
