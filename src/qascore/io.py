@@ -38,6 +38,9 @@ from ._kernels.json_rows import fill_rows
 from .errors import InputFormatError
 from .errors import display_name as _display_name
 
+__all__ = ["Qrel", "chunked", "dumps", "guess_format", "iter_jsonl", "iter_lines", "iter_texts", "open_output",
+           "read_json", "read_qrels", "write_jsonl", "write_qrels"]
+
 STDIN = "-"
 FORMATS = ("auto", "lines", "jsonl", "json", "tsv", "csv")
 # Cells that, found in the first line of a TSV file, show that the line names the columns.
@@ -327,7 +330,26 @@ def iter_line_blocks(path) -> Iterator[tuple[int, list[str]]]:
 
 
 def iter_lines(path) -> Iterator[tuple[int, str]]:
-    """Yield (line number, line without its ending) (see :func:`iter_line_blocks`)."""
+    """Yield (line number, line without its ending) (see :func:`iter_line_blocks`): lines end at
+    LF, CRLF or a lone CR, a leading byte-order mark is dropped, ``.gz`` files are decompressed and
+    ``-`` is standard input.
+
+    Example:
+
+        >>> import os, tempfile
+        >>> from qascore.io import iter_lines
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "answers.txt")
+        >>> with open(path, "w", encoding="utf-8-sig", newline="") as out:
+        ...     _ = out.write("a cat\\r\\nthe dog\\rlast")
+        >>> list(iter_lines(path))
+        [(1, 'a cat'), (2, 'the dog'), (3, 'last')]
+        >>> folder.cleanup()
+
+    :param path: a file (``.gz`` read decompressed), or ``-`` for standard input.
+    :returns: an iterator of (1-based line number, line).
+    :raises qascore.errors.InputFormatError: for invalid UTF-8, naming the line and the byte.
+    """
     for first, lines in iter_line_blocks(path):
         yield from enumerate(lines, first)
 
@@ -363,7 +385,31 @@ def iter_jsonl(path, *, allow_blank: bool = True, array_document: bool = True) -
 
     With ``array_document`` (for readers whose records are objects), an input not named
     ``.jsonl`` whose content opens with ``[`` is one JSON array document, read whole: each element
-    is a record, numbered by a :class:`RecordNumber` (``record N``) where a line would be."""
+    is a record, numbered by a :class:`RecordNumber` (``record N``) where a line would be.
+
+    Example:
+
+        >>> import os, tempfile
+        >>> from qascore.io import iter_jsonl
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "answers.jsonl")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write('{"id": 1, "answer": "a cat"}\\n\\n{"id": 2, "answer": "a dog"}\\n{"id": 3,\\n')
+        >>> records = iter_jsonl(path)
+        >>> next(records), next(records)
+        ((1, {'id': 1, 'answer': 'a cat'}), (3, {'id': 2, 'answer': 'a dog'}))
+        >>> next(records)
+        Traceback (most recent call last):
+        qascore.errors.InputFormatError: ...answers.jsonl:4: invalid JSON: ...
+        >>> folder.cleanup()
+
+    :param path: a JSON-lines file (``.gz`` read decompressed), or ``-`` for standard input.
+    :param allow_blank: skip blank lines (otherwise a blank line is an error).
+    :param array_document: read a JSON array document too (see above).
+    :returns: an iterator of (line number, value).
+    :raises qascore.errors.InputFormatError: for invalid JSON, invalid UTF-8 or (without
+        ``allow_blank``) a blank line, naming the file and line.
+    """
     named_jsonl = str(path).removesuffix(".gz").lower().endswith(".jsonl")
     if array_document and not named_jsonl and starts_json_array(path):
         for number, value in enumerate(_json_array(path), 1):
@@ -407,7 +453,24 @@ def _json_array(path) -> list:
 
 
 def read_json(path) -> Any:
-    """A whole JSON document (``-`` for stdin)."""
+    """A whole JSON document (``-`` for stdin; ``.gz`` read decompressed).
+
+    Example:
+
+        >>> import os, tempfile
+        >>> from qascore.io import read_json
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "settings.json")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write('{"answers": ["a cat", "a dog"], "alpha": 1.0}')
+        >>> read_json(path)
+        {'answers': ['a cat', 'a dog'], 'alpha': 1.0}
+        >>> folder.cleanup()
+
+    :param path: a JSON file, or ``-`` for standard input.
+    :returns: the parsed value.
+    :raises qascore.errors.InputFormatError: for invalid JSON, naming the file.
+    """
     with _open_binary(path) as stream:
         data = stream.read()
     if data.startswith(b"\xef\xbb\xbf"):
