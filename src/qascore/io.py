@@ -501,7 +501,25 @@ def guess_format(path) -> str:
     .txt -> lines, under an optional .gz); any other name (``-``, a pipe, a FIFO, no suffix) by
     its content: a first line holding a JSON object is ``jsonl``, content opening with ``[`` a
     JSON array (``json``), anything else plain ``lines``. The content is read with
-    :func:`read_head`, so a one-shot input loses nothing to the guess."""
+    :func:`read_head`, so a one-shot input loses nothing to the guess.
+
+    Example:
+
+        >>> import os, tempfile
+        >>> from qascore.io import guess_format
+        >>> guess_format("run.jsonl.gz"), guess_format("qrels.tsv"), guess_format("answers.txt")
+        ('jsonl', 'tsv', 'lines')
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "run")  # no suffix: the content decides
+        >>> with open(path, "w") as out:
+        ...     _ = out.write('{"prediction": "a cat"}\\n')
+        >>> guess_format(path)
+        'jsonl'
+        >>> folder.cleanup()
+
+    :param path: a file name (not read when its suffix tells), or ``-`` for standard input.
+    :returns: ``lines``, ``jsonl``, ``json``, ``tsv`` or ``csv``.
+    """
     suffix = Path(str(path).removesuffix(".gz")).suffix.lower() if str(path) != STDIN else ""
     if suffix in _SUFFIX_FORMATS:
         return _SUFFIX_FORMATS[suffix]
@@ -560,7 +578,38 @@ def iter_texts(path, fmt: str = "auto", field: str | None = None, *, tsv_header:
                allow_lists: bool = False, default_field: str = "0",
                field_option: str = "field") -> Iterator[str | list[str]]:
     """The texts of one file in record order (see :func:`iter_text_blocks`, which gives them a
-    block at a time)."""
+    block at a time, and describes every format and setting).
+
+    Example:
+
+        >>> import os, tempfile
+        >>> from qascore.io import iter_texts
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> jsonl, tsv = os.path.join(folder.name, "run.jsonl"), os.path.join(folder.name, "run.tsv")
+        >>> with open(jsonl, "w") as out:
+        ...     _ = out.write('{"id": 1, "prediction": "a cat"}\\n{"id": 2, "prediction": ""}\\n')
+        >>> list(iter_texts(jsonl, field="prediction"))
+        ['a cat', '']
+        >>> with open(tsv, "w") as out:
+        ...     _ = out.write("id\\tprediction\\n1\\ta cat\\n2\\ta dog\\n")
+        >>> list(iter_texts(tsv, field="prediction", tsv_header=True))
+        ['a cat', 'a dog']
+        >>> folder.cleanup()
+
+    :param path: a file (``.gz`` read decompressed), or ``-`` for standard input.
+    :param fmt: ``auto`` (:func:`guess_format`), ``lines``, ``jsonl``, ``json``, ``tsv`` or ``csv``.
+    :param field: the JSON field, or the TSV / CSV column (a 0-based index, or a header name with
+        ``tsv_header=True``); None: ``default_field``.
+    :param tsv_header: whether the first line names the columns (None: an error when it looks like it does).
+    :param allow_lists: accept a non-empty list of strings in a JSON field (several references).
+    :param default_field: the field or column when ``field`` is None.
+    :param field_option: the name of the ``field`` setting in messages (a command's option).
+    :returns: an iterator of texts (or lists of texts, with ``allow_lists``).
+    :raises ValueError: for an unknown format.
+    :raises qascore.errors.InputFormatError: for a missing or mistyped field, too few columns, a
+        header that is not declared, a setting that cannot apply to the format, or invalid JSON or
+        UTF-8, naming the file and line.
+    """
     for block in iter_text_blocks(path, fmt, field, tsv_header=tsv_header, allow_lists=allow_lists,
                                   default_field=default_field, field_option=field_option):
         yield from block
@@ -665,7 +714,22 @@ def _plain_line_blocks(path, header: bool | None) -> Iterator[list[str]]:
 
 
 def chunked(items: Iterable, size: int) -> Iterator[list]:
-    """Consecutive lists of at most ``size`` items (the last may be shorter; none is empty)."""
+    """Consecutive lists of at most ``size`` items (the last may be shorter; none is empty).
+
+    Example:
+
+        >>> from qascore.io import chunked
+        >>> list(chunked(range(5), 2))
+        [[0, 1], [2, 3], [4]]
+        >>> list(chunked(range(5), 0))
+        Traceback (most recent call last):
+        ValueError: chunk size must be an integer >= 1, got 0
+
+    :param items: any iterable, read lazily.
+    :param size: the most items a chunk holds.
+    :returns: an iterator of lists.
+    :raises ValueError: for a size that is not an integer >= 1 (when iteration starts).
+    """
     check_chunk_size(size)
     iterator = iter(items)
     while chunk := list(itertools.islice(iterator, size)):
