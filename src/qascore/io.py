@@ -917,12 +917,38 @@ class KeyedJoin:
 
 
 def dumps(value: Any) -> str:
-    """Strict JSON text of ``value``: NaN and infinities as ``null``, numpy scalars and arrays as numbers."""
+    """Strict JSON text of ``value``: NaN and infinities as ``null``, numpy scalars and arrays as numbers.
+
+    Example:
+
+        >>> import numpy as np
+        >>> from qascore.io import dumps
+        >>> dumps({"f": np.float64(0.5), "ids": np.arange(2), "r": float("nan")})
+        '{"f":0.5,"ids":[0,1],"r":null}'
+
+    :param value: dicts, lists, strings, numbers, numpy scalars and arrays.
+    :returns: one line of JSON.
+    :raises TypeError: for a value orjson cannot write (``orjson.JSONEncodeError``).
+    """
     return orjson.dumps(value, option=_JSON_OPTIONS).decode("utf-8")
 
 
 def write_jsonl(records: Iterable[Any], out: IO[str]) -> None:
-    """One strict JSON value a line."""
+    """One strict JSON value a line (:func:`dumps`).
+
+    Example:
+
+        >>> import io
+        >>> from qascore.io import write_jsonl
+        >>> out = io.StringIO()
+        >>> write_jsonl([{"id": 1, "f": 0.5}, {"id": 2, "f": float("inf")}], out)
+        >>> print(out.getvalue(), end="")
+        {"id":1,"f":0.5}
+        {"id":2,"f":null}
+
+    :param records: the values to write.
+    :param out: a text stream (such as :func:`open_output` gives).
+    """
     for record in records:
         out.write(dumps(record))
         out.write("\n")
@@ -1158,6 +1184,29 @@ def open_output(path=None, *, binary: bool = False) -> Iterator[IO[Any]]:
     * anything else (a device such as ``/dev/null``, a FIFO, a terminal): written straight through;
     * a directory, or one of the inputs (:func:`protect_inputs`): an error, before anything is
       written. Errors name ``path`` as given, never the temporary name.
+
+    Example:
+
+        >>> import os, tempfile
+        >>> from qascore.io import open_output, write_jsonl
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "scores.jsonl")
+        >>> with open_output(path) as out:
+        ...     write_jsonl([{"id": 1, "f": 0.5}], out)
+        >>> with open_output(path) as out:
+        ...     _ = out.write("half a line")
+        ...     raise RuntimeError("the run failed")
+        Traceback (most recent call last):
+        RuntimeError: the run failed
+        >>> open(path).read(), os.listdir(folder.name)  # the finished file, and no partial one
+        ('{"id":1,"f":0.5}\\n', ['scores.jsonl'])
+        >>> folder.cleanup()
+
+    :param path: the output file (``.gz``: gzip-compressed), or None / ``-`` for standard output.
+    :param binary: a byte stream instead of UTF-8 text.
+    :returns: a context manager giving the stream.
+    :raises ValueError: when ``path`` is one of the inputs under :func:`protect_inputs`.
+    :raises OSError: for a directory or a file that cannot be written, naming ``path``.
     """
     existing = None if path is None or str(path) == STDIN else check_output_path(path)
     if path is None or str(path) == STDIN or (existing is not None and _is_stdout(existing)):
@@ -1237,7 +1286,19 @@ def _is_stdout(info: os.stat_result) -> bool:
 class Qrel(NamedTuple):
     """One line of a TREC qrels file, ``query-id iteration doc-id relevance``. The fields and their
     order are ``ir_measures.Qrel``'s, so ir_measures and PyTerrier take these rows as they are.
-    trec_eval ignores ``iteration`` (written ``0``); TREC's diversity qrels hold a subtopic there."""
+    trec_eval ignores ``iteration`` (written ``0``); TREC's diversity qrels hold a subtopic there.
+
+    Example:
+
+        >>> from qascore.io import Qrel
+        >>> Qrel("q1", "d1", 2)
+        Qrel(query_id='q1', doc_id='d1', relevance=2, iteration='0')
+
+    :param query_id: the query (or topic) id.
+    :param doc_id: the document (or nugget, or passage) id.
+    :param relevance: the integer grade.
+    :param iteration: trec_eval's second column.
+    """
 
     query_id: str
     doc_id: str
@@ -1263,11 +1324,19 @@ def read_qrels(path) -> list[Qrel]:
 
     Example:
 
-        >>> import tempfile, os
-        >>> path = os.path.join(tempfile.mkdtemp(), "q.txt")
-        >>> _ = open(path, "w").write("q1 0 d1 2\\nq1 0 d2 0\\n")
+        >>> import os, tempfile
+        >>> from qascore.io import read_qrels
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "qrels.txt")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write("q1 0 d1 2\\nq1 0 d2 0\\n")
         >>> read_qrels(path)[0]
         Qrel(query_id='q1', doc_id='d1', relevance=2, iteration='0')
+        >>> folder.cleanup()
+
+    :param path: a qrels file (``.gz`` read decompressed), or ``-`` for standard input.
+    :returns: a :class:`Qrel` per line.
+    :raises qascore.errors.InputFormatError: for a bad line or a repeated document, naming the file and line.
     """
     rows: list[Qrel] = []
     seen: dict[tuple[str, str, str], int] = {}
@@ -1297,7 +1366,27 @@ def write_qrels(rows: Iterable, path) -> None:
     ``iteration`` (``0`` when absent) as a TREC qrels file, one ``query-id iteration doc-id
     relevance`` line each, in the order given (:func:`read_qrels` reads them back equal). An id
     that is empty or holds whitespace, or a relevance that is not an integer, is a ValueError
-    naming the row, raised before the file is replaced."""
+    naming the row, raised before the file is replaced.
+
+    Example:
+
+        >>> import os, tempfile
+        >>> from qascore.io import Qrel, write_qrels
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "qrels.txt")
+        >>> write_qrels([Qrel("q1", "d1", 2), Qrel("q1", "d2", 0)], path)
+        >>> print(open(path).read(), end="")
+        q1 0 d1 2
+        q1 0 d2 0
+        >>> write_qrels([Qrel("q 1", "d1", 2)], path)
+        Traceback (most recent call last):
+        ValueError: qrels row 1: query id 'q 1' must be non-empty without whitespace (...)
+        >>> folder.cleanup()
+
+    :param rows: :class:`Qrel` rows, or any objects with those fields.
+    :param path: the output file (written by :func:`open_output`), or ``-`` for standard output.
+    :raises ValueError: for a bad id or relevance, naming the row.
+    """
     lines = []
     for i, row in enumerate(rows, 1):
         where = f"qrels row {i}"
