@@ -21,6 +21,7 @@ import qascore
 # The public modules whose ``__all__`` names the public entry points (docs/api/*.md has a page for
 # each family).
 PUBLIC_MODULES = (
+    "qascore.io",
     "qascore.metric",
     "qascore.signature",
     "qascore.errors",
