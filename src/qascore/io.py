@@ -1294,10 +1294,10 @@ class Qrel(NamedTuple):
         >>> Qrel("q1", "d1", 2)
         Qrel(query_id='q1', doc_id='d1', relevance=2, iteration='0')
 
-    :param query_id: the query (or topic) id.
-    :param doc_id: the document (or nugget, or passage) id.
-    :param relevance: the integer grade.
-    :param iteration: trec_eval's second column.
+    :ivar query_id: the query (or topic) id.
+    :ivar doc_id: the document (or nugget, or passage) id.
+    :ivar relevance: the integer grade.
+    :ivar iteration: trec_eval's second column.
     """
 
     query_id: str
