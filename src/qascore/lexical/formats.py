@@ -194,11 +194,14 @@ def read_dureader_references(path) -> dict:
     Example:
 
         >>> import json, os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "ref.jsonl")
-        >>> _ = open(path, "w").write(json.dumps({"question_id": 1, "question_type": "YES_NO",
-        ...                                       "answers": ["yes, it is"], "yesno_answers": ["Yes"]}))
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "ref.jsonl")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write(json.dumps({"question_id": 1, "question_type": "YES_NO",
+        ...                               "answers": ["yes, it is"], "yesno_answers": ["Yes"]}))
         >>> read_dureader_references(path)[1].yesno_answers
         ('Yes',)
+        >>> folder.cleanup()
 
     :param path: a DuReader reference JSONL file, or ``-``.
     :returns: the references by question id.
@@ -213,10 +216,13 @@ def read_dureader_predictions(path) -> dict:
     Example:
 
         >>> import json, os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "pred.jsonl")
-        >>> _ = open(path, "w").write(json.dumps({"question_id": 1, "answers": ["a cat"]}))
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "pred.jsonl")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write(json.dumps({"question_id": 1, "answers": ["a cat"]}))
         >>> read_dureader_predictions(path)[1].answers
         ('a cat',)
+        >>> folder.cleanup()
 
     :param path: a DuReader prediction JSONL file, or ``-``.
     :returns: the predictions by question id.
@@ -231,10 +237,13 @@ def read_msmarco(path, *, candidates: bool = False) -> dict:
     Example:
 
         >>> import json, os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "references.jsonl")
-        >>> _ = open(path, "w").write(json.dumps({"query_id": 7, "answers": ["a cat", "the cat"]}))
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "references.jsonl")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write(json.dumps({"query_id": 7, "answers": ["a cat", "the cat"]}))
         >>> read_msmarco(path)[7].answers
         ('a cat', 'the cat')
+        >>> folder.cleanup()
 
     :param path: an MS MARCO JSONL file, or ``-``.
     :param candidates: the file holds candidates (at most one answer each).

@@ -85,17 +85,18 @@ class MrcScores:
 
         >>> import json, os, tempfile
         >>> from qascore.lexical.formats import read_dureader_predictions, read_dureader_references
-        >>> folder = tempfile.mkdtemp()
-        >>> with open(os.path.join(folder, "ref.jsonl"), "w") as out:
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> with open(os.path.join(folder.name, "ref.jsonl"), "w") as out:
         ...     _ = out.write(json.dumps({"question_id": 1, "question_type": "DESCRIPTION",
         ...                               "answers": ["the cat sat on the mat"]}))
-        >>> with open(os.path.join(folder, "pred.jsonl"), "w") as out:
+        >>> with open(os.path.join(folder.name, "pred.jsonl"), "w") as out:
         ...     _ = out.write(json.dumps({"question_id": 1, "answers": ["a cat sat on the mat"]}))
-        >>> references = read_dureader_references(os.path.join(folder, "ref.jsonl"))
-        >>> predictions = read_dureader_predictions(os.path.join(folder, "pred.jsonl"))
+        >>> references = read_dureader_references(os.path.join(folder.name, "ref.jsonl"))
+        >>> predictions = read_dureader_predictions(os.path.join(folder.name, "pred.jsonl"))
         >>> scores = score_dureader(predictions, references, tokenize="whitespace")
         >>> round(scores.rouge_l, 4), round(scores.bleu4, 4), scores.to_dict()["n_scored"]
         (0.8333, 0.7598, 1)
+        >>> folder.cleanup()
     """
 
     rouge_l: float
@@ -411,17 +412,18 @@ def score_dureader(predictions: dict, references: dict, *, alpha: float = 1.0, b
 
         >>> import json, os, tempfile
         >>> from qascore.lexical.formats import read_dureader_predictions, read_dureader_references
-        >>> folder = tempfile.mkdtemp()
-        >>> with open(os.path.join(folder, "ref.jsonl"), "w") as out:
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> with open(os.path.join(folder.name, "ref.jsonl"), "w") as out:
         ...     _ = out.write(json.dumps({"question_id": 1, "question_type": "DESCRIPTION",
         ...                               "answers": ["the cat sat on the mat"]}))
-        >>> with open(os.path.join(folder, "pred.jsonl"), "w") as out:
+        >>> with open(os.path.join(folder.name, "pred.jsonl"), "w") as out:
         ...     _ = out.write(json.dumps({"question_id": 1, "answers": ["a cat sat on the mat"]}))
-        >>> references = read_dureader_references(os.path.join(folder, "ref.jsonl"))
-        >>> predictions = read_dureader_predictions(os.path.join(folder, "pred.jsonl"))
+        >>> references = read_dureader_references(os.path.join(folder.name, "ref.jsonl"))
+        >>> predictions = read_dureader_predictions(os.path.join(folder.name, "pred.jsonl"))
         >>> scores = score_dureader(predictions, references)  # characters, as the scripts
         >>> round(scores.rouge_l, 4), [round(b, 4) for b in scores.bleu][:2]
         (0.8652, [0.8168, 0.8147])
+        >>> folder.cleanup()
 
     :param predictions: question_id -> :class:`~qascore.lexical.formats.DuReaderPrediction`.
     :param references: question_id -> :class:`~qascore.lexical.formats.DuReaderReference`.
@@ -467,17 +469,18 @@ class DuReaderMrc(Metric):
 
         >>> import json, os, tempfile
         >>> from qascore.lexical.formats import read_dureader_predictions, read_dureader_references
-        >>> folder = tempfile.mkdtemp()
-        >>> with open(os.path.join(folder, "ref.jsonl"), "w") as out:
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> with open(os.path.join(folder.name, "ref.jsonl"), "w") as out:
         ...     _ = out.write(json.dumps({"question_id": 1, "question_type": "DESCRIPTION",
         ...                               "answers": ["the cat sat on the mat"]}))
-        >>> with open(os.path.join(folder, "pred.jsonl"), "w") as out:
+        >>> with open(os.path.join(folder.name, "pred.jsonl"), "w") as out:
         ...     _ = out.write(json.dumps({"question_id": 1, "answers": ["a cat sat on the mat"]}))
-        >>> references = read_dureader_references(os.path.join(folder, "ref.jsonl"))
-        >>> predictions = read_dureader_predictions(os.path.join(folder, "pred.jsonl"))
+        >>> references = read_dureader_references(os.path.join(folder.name, "ref.jsonl"))
+        >>> predictions = read_dureader_predictions(os.path.join(folder.name, "pred.jsonl"))
         >>> score = DuReaderMrc(tokenize="whitespace").corpus_score(predictions, references)
         >>> round(score["ROUGE-L"], 4), round(score["BLEU-4"], 4)
         (0.8333, 0.7598)
+        >>> folder.cleanup()
 
     :param alpha: the weight of the yes/no opinion bonus.
     :param beta: the weight of the entity bonus.
