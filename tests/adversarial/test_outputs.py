@@ -489,13 +489,15 @@ def _waiting_runs(tmp_path: Path) -> dict[str, list[str]]:
         fifo = folder / f"waiting-{Path(inputs[0]).name}"
         os.mkfifo(fifo)
         runs[command] = [str(fifo) if a == inputs[0] else a for a in argv] + ["-o", str(out / f"{number}.out")]
-    for name in ("bleu.fifo", "NQ.fifo"):
+    # EVOUNA is told by its .json name; each run its own FIFO (two readers of one FIFO would race)
+    for name in ("bleu.fifo", "NQ-train.json", "NQ-calibrate.json"):
         os.mkfifo(tmp_path / name)
     shutil.copyfile(DEMO.parent / "models" / "ava" / "linear.json", tmp_path / "model.json")
     runs["bleu"] = ["bleu", str(tmp_path / "bleu.fifo"), "-i", str(DEMO / "rouge" / "predictions.jsonl")]
-    runs["ava train"] = ["ava", "train", "--model", "linear", "--data", str(tmp_path / "NQ.fifo"), "--out",
+    runs["ava train"] = ["ava", "train", "--model", "linear", "--data", str(tmp_path / "NQ-train.json"), "--out",
                          str(out / "model")]
-    runs["ava calibrate"] = ["ava", "calibrate", str(tmp_path / "model.json"), "--data", str(tmp_path / "NQ.fifo")]
+    runs["ava calibrate"] = ["ava", "calibrate", str(tmp_path / "model.json"), "--data",
+                             str(tmp_path / "NQ-calibrate.json")]
     return runs
 
 
