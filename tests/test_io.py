@@ -127,3 +127,24 @@ def test_cr_only_file_reads_as_lines(tmp_path):
     old_mac = tmp_path / "cr.txt"
     old_mac.write_bytes(b"first\rsecond\rthird\r")
     assert list(io.iter_lines(old_mac)) == [(1, "first"), (2, "second"), (3, "third")]
+
+
+# Line pieces that cover ASCII, 2-4 byte UTF-8, CR and invalid bytes (lone continuation, truncated
+# sequence, surrogate, overlong).
+_LINE_PIECES = [b"a", b"plain text", "é".encode(), "€".encode(), "𝄞".encode(), b"\r", b"\x80", b"\xe2\x82",
+                b"\xed\xa0\x80", b"\xc0\xaf", b" "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_LINE_PIECES), max_size=6).map(b"".join), max_size=8).map(b"\n".join))
+def test_compiled_line_decoder_equals_split_then_decode(region):
+    """The compiled line splitter gives Python's lines, or the same UnicodeDecodeError."""
+    from qascore._kernels.text_lines import decode_lines
+
+    try:
+        expected = [line.decode("utf-8") for line in region.split(b"\n")]
+    except UnicodeDecodeError:
+        with pytest.raises(UnicodeDecodeError):
+            decode_lines(region)
+        return
+    assert decode_lines(region) == expected
