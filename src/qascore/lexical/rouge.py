@@ -22,7 +22,11 @@ import numpy as np
 
 from .._kernels.lcs import lcs_lengths, union_lcs_hits_batch
 from .._kernels.ngram import clipped_ngram_matches
+from .._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tokens, pair_union_hits_ids,
+                                   pair_union_hits_tokens)
+from .._kernels.rouge_raw import PairScorer
 from .._kernels.rouge_raw import rouge_counts as raw_rouge_counts
+from .._kernels.score_rows import score_rows
 from .._kernels.text_encode import first_non_str
 from .._parallel import pool_threads, resolve_n_jobs, threads_for
 from ..validate import as_list, check_choice, check_flag, check_same_length, check_weight
@@ -34,7 +38,8 @@ from ..text.sentences import split_sentences
 from ..text.tokenizers import check_texts
 
 __all__ = ["Rouge", "RougeArrays", "RougeResult", "counts_from_raw_strings", "fmeasure", "ngram_order",
-           "pair_threads", "parse_rouge_types", "rouge"]
+           "packed_pair_counts", "packed_pair_union_hits", "pair_counts", "pair_scorer", "pair_threads",
+           "pair_union_hits", "parse_rouge_types", "rouge"]
 
 MAX_NGRAM_ORDER = 9
 MULTI_REF_MODES = ("best_f", "max_pr")
@@ -171,6 +176,28 @@ class RougeResult(Mapping):
     def mean(self) -> dict[str, dict[str, float]]:
         """Mean precision, recall and F of every type over the batch."""
         return {name: arrays.mean() for name, arrays in self.scores.items()}
+
+    def rows(self, row_type: type) -> list[dict]:
+        """The scores per prediction, ``{type: row_type(precision, recall, fmeasure)}`` each (the
+        shape of rouge-score's ``RougeScorer.score``), built in C from the arrays.
+
+        Example:
+
+            >>> from collections import namedtuple
+            >>> Score = namedtuple("Score", ["precision", "recall", "fmeasure"])
+            >>> rows = rouge(["the cat sat", "a dog"], ["a cat sat", "a dog"], ["rouge1", "rougeL"]).rows(Score)
+            >>> rows[1]  # doctest: +NORMALIZE_WHITESPACE
+            {'rouge1': Score(precision=1.0, recall=1.0, fmeasure=1.0),
+             'rougeL': Score(precision=1.0, recall=1.0, fmeasure=1.0)}
+            >>> rows[0]["rouge1"].fmeasure
+            0.6666666666666666
+
+        :param row_type: a namedtuple class of three fields (precision, recall, F).
+        :returns: one dict per prediction, the types in this result's order.
+        :raises TypeError: when ``row_type`` is not a namedtuple class of three fields.
+        """
+        columns = [(arrays.precision, arrays.recall, arrays.fmeasure) for arrays in self.scores.values()]
+        return score_rows(tuple(self.scores), columns, row_type)
 
 
 @functools.lru_cache(maxsize=256)  # one string per setting; rebuilding it was a tenth of a one-pair call
@@ -332,6 +359,128 @@ def counts_from_raw_strings(tokenizer) -> bool:
     :returns: whether ROUGE counts of ``tokenizer``'s tokens come straight from the strings.
     """
     return type(tokenizer) is RougeTokenizer
+
+
+# ---------------------------------------------------------------- one pair at a time
+# The latency road of a caller that scores one (target, prediction) pair per call, as
+# rouge-score's RougeScorer.score does (qascore.compat.rouge_score): no batch vocabulary, no
+# threads, the counts of rouge() for that pair from the compiled pair kernels
+# (kernels/rouge_pair.pyx, kernels/rouge_raw.pyx). Counts are (matches per n-gram order 1 ..
+# max_order, LCS length or -1, target tokens, prediction tokens); P, R and F come from qascore.prf.
+
+
+def pair_scorer(rouge_types, row_type: type, zero, use_stemmer: bool = False) -> PairScorer:
+    """A compiled scorer of one pair at a time under rouge-score's tokeniser (rougeLsum's sentences
+    are the lines): ``score(target, prediction)`` gives ``{type: row_type(P, R, F)}`` with
+    rouge-score's floats, every type from one reading of each text, the result built in C;
+    ``score_batch(targets, predictions, n_jobs)`` (tuples of str) gives a list of them, counted on
+    ``n_jobs`` threads (:func:`pair_threads` says how many are worth it).
+
+    Example:
+
+        >>> from collections import namedtuple
+        >>> from qascore.lexical.rouge import pair_scorer
+        >>> Score = namedtuple("Score", ["precision", "recall", "fmeasure"])
+        >>> scorer = pair_scorer(["rouge1", "rougeL"], Score, Score(0, 0, 0))
+        >>> scorer.score("The cat sat.", "a cat sat down")["rouge1"]
+        Score(precision=0.5, recall=0.6666666666666666, fmeasure=0.5714285714285715)
+        >>> scorer.score("", "a cat")["rougeL"]  # a side without tokens: ``zero``
+        Score(precision=0, recall=0, fmeasure=0)
+        >>> [row["rougeL"].fmeasure for row in scorer.score_batch(("the cat", "one"), ("a cat", "two"), 1)]
+        [0.5, 0.0]
+
+    :param rouge_types: ROUGE type names (:func:`parse_rouge_types`).
+    :param row_type: a namedtuple class of three fields (precision, recall, F).
+    :param zero: what ``score`` gives rougeL and rougeLsum when a side has no tokens (rouge-score
+        gives integer zeros there); ``score_batch`` gives the computed float zeros, as :func:`rouge`.
+    :param use_stemmer: Porter-stem tokens longer than 3 characters, as rouge-score does.
+    :returns: the compiled scorer.
+    :raises ValueError: for an unknown or repeated type name.
+    :raises TypeError: when ``row_type`` is not a namedtuple class.
+    """
+    types = parse_rouge_types(rouge_types)
+    codes = tuple(ngram_order(name) or (-1 if name == "rougeLsum" else 0) for name in types)
+    return PairScorer(types, codes, check_flag(use_stemmer, "use_stemmer"), row_type, zero)
+
+
+def pair_counts(target: list, prediction: list, max_order: int, want_lcs: bool) -> tuple[tuple, int, int, int]:
+    """ROUGE counts of one pair of token lists (any tokeniser's output; tokens compare as strings).
+
+    Example:
+
+        >>> from qascore.lexical.rouge import pair_counts
+        >>> pair_counts(["the", "cat", "sat"], ["a", "cat", "sat", "down"], 2, True)
+        ((2, 1), 2, 3, 4)
+
+    :param target: the target's (reference's) tokens, a list of str.
+    :param prediction: the prediction's tokens, a list of str.
+    :param max_order: the highest n-gram order counted (0 to 9).
+    :param want_lcs: count the LCS length too (else it is -1).
+    :returns: (clipped matches per order 1 .. ``max_order``, LCS length, target tokens, prediction
+        tokens).
+    """
+    return pair_rouge_counts_tokens(target, prediction, max_order, want_lcs)
+
+
+def packed_pair_counts(ids: np.ndarray, offsets: np.ndarray, max_order: int, want_lcs: bool,
+                       ) -> tuple[tuple, int, int, int]:
+    """:func:`pair_counts` of a pair packed by a tokeniser's ``encode_batch`` (row 0 the target,
+    row 1 the prediction): no token strings are made.
+
+    Example:
+
+        >>> from qascore.lexical.rouge import packed_pair_counts
+        >>> from qascore.text import Vocabulary, get_tokenizer
+        >>> packed = get_tokenizer("whitespace").encode_batch(["the cat sat", "a cat sat down"], Vocabulary())
+        >>> packed_pair_counts(packed.ids, packed.offsets, 2, True)
+        ((2, 1), 2, 3, 4)
+
+    :param ids: contiguous int32 token ids of the two rows.
+    :param offsets: contiguous int64 row offsets, three of them.
+    :param max_order: the highest n-gram order counted (0 to 9).
+    :param want_lcs: count the LCS length too (else it is -1).
+    :returns: as :func:`pair_counts`.
+    :raises TypeError: for arrays of another type, shape or layout.
+    :raises ValueError: unless ``offsets`` holds exactly two rows.
+    """
+    return pair_rouge_counts_ids(ids, offsets, max_order, want_lcs)
+
+
+def pair_union_hits(target_sentences: list, prediction_sentences: list) -> int:
+    """rougeLsum's union-LCS hits of one pair, its sentences given as token lists; precision and
+    recall are the hits over the prediction's and the target's token counts.
+
+    Example:
+
+        >>> from qascore.lexical.rouge import pair_union_hits
+        >>> pair_union_hits([["the", "cat"], ["sat", "down"]], [["a", "cat", "sat"], ["down"]])
+        3
+
+    :param target_sentences: the target's sentences, each a list of str tokens.
+    :param prediction_sentences: the prediction's sentences, each a list of str tokens.
+    :returns: the number of hits.
+    """
+    return pair_union_hits_tokens(target_sentences, prediction_sentences)
+
+
+def packed_pair_union_hits(ids: np.ndarray, offsets: np.ndarray, n_target_sentences: int) -> int:
+    """:func:`pair_union_hits` of a pair's sentences packed in one batch, the target's first.
+
+    Example:
+
+        >>> from qascore.lexical.rouge import packed_pair_union_hits
+        >>> from qascore.text import Vocabulary, get_tokenizer
+        >>> sentences = ["the cat", "sat down", "a cat sat", "down"]  # two of the target, two of the prediction
+        >>> packed = get_tokenizer("whitespace").encode_batch(sentences, Vocabulary())
+        >>> packed_pair_union_hits(packed.ids, packed.offsets, 2)
+        3
+
+    :param ids: contiguous int32 token ids of the sentences.
+    :param offsets: contiguous int64 row offsets, one row per sentence.
+    :param n_target_sentences: how many of the rows, from the first, are the target's.
+    :returns: the number of hits.
+    """
+    return pair_union_hits_ids(ids, offsets, n_target_sentences)
 
 
 def _reduce_groups(precision, recall, groups, multi_ref, gamma) -> RougeArrays:

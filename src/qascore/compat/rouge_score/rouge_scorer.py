@@ -22,15 +22,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._kernels.rouge_pair import (pair_rouge_counts_ids, pair_rouge_counts_tokens, pair_union_hits_ids,
-                                    pair_union_hits_tokens)
-from ..._kernels.rouge_raw import PairScorer
-from ..._kernels.score_rows import score_rows
+from ...lexical.rouge import (counts_from_raw_strings, ngram_order, packed_pair_counts, packed_pair_union_hits,
+                              pair_counts, pair_scorer, pair_threads, pair_union_hits, parse_rouge_types, rouge)
 from ...prf import pair_score  # rouge-score's P / R / scoring.fmeasure, same bits
-from ...validate import as_text, check_texts
-from ...lexical.rouge import counts_from_raw_strings, ngram_order, pair_threads, parse_rouge_types, rouge
 from ...text import RougeTokenizer, Vocabulary
 from ...text.sentences import split_sentences
+from ...validate import as_text, check_texts
 from . import scoring, tokenizers
 from .scoring import Score
 
@@ -99,10 +96,9 @@ class RougeScorer(scoring.BaseScorer):
     def _reset_encoders(self) -> None:
         # rouge-score's own tokeniser, lines as rougeLsum's sentences: the whole pair in C
         # (one reading of each text for every type, stems cached, the result dict built there)
-        self._pair: PairScorer | None = None
-        if counts_from_raw_strings(self._tokenizer) and not (self._split_summaries and "rougeLsum" in self._types):
-            codes = tuple(self._orders.get(name, -1 if name == "rougeLsum" else 0) for name in self._types)
-            self._pair = PairScorer(self._types, codes, self._tokenizer.use_stemmer, Score, _ZERO)
+        raw = counts_from_raw_strings(self._tokenizer) and not (self._split_summaries and "rougeLsum" in self._types)
+        self._pair = (pair_scorer(self._types, Score, _ZERO, self._tokenizer.use_stemmer)
+                      if raw and self._types else None)  # an empty list of types scores nothing, as in rouge-score
         # compiled batch encoders (qascore tokenizers) are fed whole pairs; rouge-score style
         # tokenizers with only tokenize() go through token lists
         self._encode = getattr(self._tokenizer, "encode_batch", None)
@@ -132,12 +128,11 @@ class RougeScorer(scoring.BaseScorer):
         if self._whole_text:
             if self._encode is not None:
                 ids, offsets = self._encode_pair([target, prediction])
-                matches, lcs, lt, lp = pair_rouge_counts_ids(ids, offsets, self._max_order, self._want_lcs)
+                matches, lcs, lt, lp = packed_pair_counts(ids, offsets, self._max_order, self._want_lcs)
             else:
                 target_tokens = self._tokenizer.tokenize(target)
                 prediction_tokens = self._tokenizer.tokenize(prediction)
-                matches, lcs, lt, lp = pair_rouge_counts_tokens(target_tokens, prediction_tokens, self._max_order,
-                                                                self._want_lcs)
+                matches, lcs, lt, lp = pair_counts(target_tokens, prediction_tokens, self._max_order, self._want_lcs)
         for name in self._types:
             if name == "rougeL":
                 result[name] = pair_score(Score, lcs, lp, lt) if lt and lp else _ZERO
@@ -183,7 +178,7 @@ class RougeScorer(scoring.BaseScorer):
             n = int(offsets[-1]) - m
             if not m or not n:
                 return _ZERO
-            return pair_score(Score, pair_union_hits_ids(ids, offsets, len(target_sents)), n, m)
+            return pair_score(Score, packed_pair_union_hits(ids, offsets, len(target_sents)), n, m)
         tokenize = self._tokenizer.tokenize
         target_tokens = [tokenize(s) for s in target_sents]
         prediction_tokens = [tokenize(s) for s in prediction_sents]
@@ -191,7 +186,7 @@ class RougeScorer(scoring.BaseScorer):
         n = sum(map(len, prediction_tokens))
         if not m or not n:
             return _ZERO
-        return pair_score(Score, pair_union_hits_tokens(target_tokens, prediction_tokens), n, m)
+        return pair_score(Score, pair_union_hits(target_tokens, prediction_tokens), n, m)
 
     def score_multi(self, targets, prediction):
         """For each type, the target with the largest F (first on ties) and its whole Score."""
@@ -223,13 +218,13 @@ class RougeScorer(scoring.BaseScorer):
             return self._pair.score_batch(targets, predictions, pair_threads(predictions, targets, n_jobs))
         result = rouge(predictions, targets, self._types, tokenizer=self._tokenizer,
                        split_summaries=self._split_summaries, n_jobs=n_jobs)
-        names = tuple(result)
-        return score_rows(names, [(a.precision, a.recall, a.fmeasure) for a in result.values()], Score)
+        return result.rows(Score)
 
 
 # ---------------------------------------------------------------- rouge-score's module helpers
 # Plain Python on token sequences (any hashable tokens compared with ==), for callers of the
-# helpers themselves; RougeScorer computes the same counts in kernels/rouge_pair.pyx.
+# helpers themselves; RougeScorer computes the same counts in compiled kernels (qascore.lexical.rouge's
+# pair_counts and pair_scorer).
 
 
 def _create_ngrams(tokens, n):
