@@ -62,8 +62,23 @@ MAX_N_JOBS = 1024
 
 
 def resolve_n_jobs(n_jobs: int | None) -> int:
-    """None or -1 -> all usable cores; a positive int up to MAX_N_JOBS is taken as is; 0, < -1 or
-    more than MAX_N_JOBS is an error."""
+    """The threads an ``n_jobs`` option asks for: None or -1 -> all usable cores; a positive int up
+    to MAX_N_JOBS is taken as is; 0, < -1 or more than MAX_N_JOBS is an error. Public as
+    :func:`qascore.validate.resolve_n_jobs`.
+
+    Example:
+
+        >>> from qascore.validate import resolve_n_jobs
+        >>> resolve_n_jobs(4), resolve_n_jobs(None) >= 1
+        (4, True)
+        >>> resolve_n_jobs(0)
+        Traceback (most recent call last):
+        ValueError: n_jobs must be a positive int or -1 (all cores), got 0
+
+    :param n_jobs: None or -1 (all cores), or a number of threads.
+    :returns: the number of threads, at least 1.
+    :raises ValueError: for 0, a negative number other than -1, more than MAX_N_JOBS, or a non-int.
+    """
     if n_jobs is None or n_jobs == -1:
         try:
             return max(1, len(os.sched_getaffinity(0)))

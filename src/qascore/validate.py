@@ -4,7 +4,8 @@ so kernels can trust what they are given.
 Texts (:func:`as_text`, :func:`as_list`, :func:`plain_strs`, :func:`check_text_batch`,
 :func:`check_texts`, :func:`check_encodable`), paired lengths
 (:func:`check_same_length`), options (:func:`check_choice`, :func:`check_flag`, :func:`check_int`,
-:func:`check_real`, :func:`check_weight`) and numeric samples (:func:`as_real_array`). Every
+:func:`check_real`, :func:`check_weight`; ``n_jobs`` by :func:`resolve_n_jobs`, the thread policy's
+own check, re-exported here) and numeric samples (:func:`as_real_array`). Every
 message names the argument and, inside a batch, the row: ``predictions[3] must be str, got
 NoneType``. A wrong type is a ``TypeError``, a wrong value a ``ValueError``. NaN is never a valid
 option value; booleans are not accepted where a number is expected (``True`` is no order).
@@ -22,10 +23,12 @@ from numbers import Integral, Real
 import numpy as np
 
 from ._kernels.text_encode import first_non_str  # compiled: no Python loop over the batch
+from ._parallel import resolve_n_jobs
 
 __all__ = [
     "as_float_array", "as_list", "as_real_array", "as_text", "check_choice", "check_encodable", "check_flag",
     "check_int", "check_pair", "check_real", "check_same_length", "check_text_batch", "check_texts", "check_weight",
+    "resolve_n_jobs",
 ]
 
 # Integer options (n-gram orders, sizes) beyond this are not meaningful and would overflow a C int.

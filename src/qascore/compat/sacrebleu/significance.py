@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._parallel import resolve_n_jobs
+from ...validate import resolve_n_jobs
 from .metrics.base import Metric, Signature, bootstrap_resample, logger
 
 
