@@ -31,6 +31,10 @@ from ..text.tokenizers import Tokenizer, TokenizerBase
 from ..validate import MAX_ORDER, check_flag, check_int, check_real
 from .segments import Segments, pack_token_lists, segment_lines, single_segment_lines
 
+__all__ = ["BLEU", "SMOOTH_DEFAULTS", "bleu_aggregate", "bleu_from_statistics", "bleu_of_counts", "bleu_statistics",
+           "corpus_bleu", "sentence_bleu"]
+
+# sacrebleu's smoothing methods and each one's default smooth_value (None: the method has none)
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 
 
@@ -75,8 +79,27 @@ def bleu_from_statistics(correct, total, sys_len, ref_len, *, smooth_method: str
     (the logs, exponentials and sum of the final formula in a kernel: numpy's exp and log are not
     libm's).
 
-    Returns (score[Q], precisions[Q, N], bp[Q], counts[Q, N], totals[Q, N]); counts and totals
-    include the add-k adjustment as sacrebleu's objects do.
+    Example:
+
+        >>> from qascore.lexical.bleu import bleu_from_statistics
+        >>> score, precisions, bp, counts, totals = bleu_from_statistics(
+        ...     [[5, 3, 2, 1], [2, 0, 0, 0]], [[6, 5, 4, 3], [3, 2, 1, 0]], [6, 3], [6, 4])
+        >>> score.round(4).tolist(), bp.round(4).tolist()
+        ([53.7285, 0.0], [1.0, 0.7165])
+        >>> precisions.round(2).tolist()
+        [[83.33, 60.0, 50.0, 33.33], [66.67, 25.0, 25.0, 0.0]]
+
+    :param correct: clipped n-gram matches, one row per segment (or corpus), one column per order.
+    :param total: hypothesis n-grams, shaped as ``correct``.
+    :param sys_len: hypothesis lengths in tokens, one per row.
+    :param ref_len: closest reference lengths in tokens, one per row.
+    :param smooth_method: ``none``, ``floor``, ``add-k`` or ``exp`` (:data:`SMOOTH_DEFAULTS`).
+    :param smooth_value: the value of ``floor`` or ``add-k`` (None: the method's default).
+    :param effective_order: stop each geometric mean at the highest order with any n-gram.
+    :returns: (score[Q], precisions[Q, N], bp[Q], counts[Q, N], totals[Q, N]) as numpy arrays;
+        counts and totals include the add-k adjustment as sacrebleu's objects do.
+    :raises ValueError: for an unknown smoothing method.
+    :raises TypeError: for a smoothing value that is not a real number.
     """
     check_smoothing(smooth_method, smooth_value)
     if smooth_value is None:
@@ -122,8 +145,26 @@ def bleu_of_counts(correct: list, total: list, sys_len: int, ref_len: int, *, sm
     """:func:`bleu_from_statistics` of one row of Python numbers (a sentence-level call), with
     sacrebleu's own Python float operations in its order, so no numpy work is done for one row.
 
-    Returns (score, precisions, bp, counts, totals); counts and totals are new lists holding the
-    add-k adjustment. An unknown method raises as in :func:`check_smoothing`."""
+    Example:
+
+        >>> from qascore.lexical.bleu import bleu_of_counts
+        >>> score, precisions, bp, counts, totals = bleu_of_counts([5, 3, 2, 1], [6, 5, 4, 3], 6, 6)
+        >>> round(score, 4), bp, counts
+        (53.7285, 1.0, [5, 3, 2, 1])
+        >>> bleu_of_counts([2, 1, 0, 0], [3, 2, 1, 0], 3, 4, smooth_method="add-k")[3]  # add-k counts
+        [2, 2, 1, 1]
+
+    :param correct: clipped n-gram matches per order.
+    :param total: hypothesis n-grams per order.
+    :param sys_len: the hypothesis length in tokens.
+    :param ref_len: the closest reference length in tokens.
+    :param smooth_method: ``none``, ``floor``, ``add-k`` or ``exp``.
+    :param smooth_value: the value of ``floor`` or ``add-k`` (None: the method's default).
+    :param effective_order: stop the geometric mean at the highest order with any n-gram.
+    :returns: (score, precisions, bp, counts, totals); counts and totals are new lists holding the
+        add-k adjustment.
+    :raises ValueError: for an unknown smoothing method.
+    """
     if smooth_method not in SMOOTH_DEFAULTS:
         check_smoothing(smooth_method, smooth_value)  # raises, naming the known methods
     if smooth_value is None:
@@ -173,11 +214,6 @@ def bleu_figures(score: float, precisions, bp: float, sys_len: int, ref_len: int
                 "precision_3": precisions[2], "precision_4": precisions[3], "bp": bp, "sys_len": sys_len,
                 "ref_len": ref_len}
     return dict(zip(_figure_names(len(precisions)), (score, *precisions, bp, sys_len, ref_len)))
-
-
-def as_numbers(values) -> list:
-    """Integers stay ints (as in sacrebleu) unless add-k made them fractional."""
-    return [int(v) if float(v).is_integer() else float(v) for v in values]
 
 
 def bleu_tokenizer(tokenize: str | Tokenizer) -> Tokenizer:
@@ -416,7 +452,30 @@ class BLEU(Metric):
 def bleu_statistics(hypotheses, references, tokenizer: Tokenizer, *, lowercase: bool = False,
                     max_ngram_order: int = 4, n_jobs: int | None = None) -> Statistics:
     """Corpus statistics of a batch (:func:`summed_statistics` of :func:`segment_statistics_of`);
-    statistics of batches add. Settings as :func:`bleu_settings` checks them."""
+    statistics of batches add, so :func:`bleu_aggregate` of their sum scores the whole corpus.
+    Settings as :func:`bleu_settings` checks them.
+
+    Example:
+
+        >>> from qascore.lexical.bleu import bleu_statistics
+        >>> from qascore.text import get_tokenizer
+        >>> stats = bleu_statistics(["the cat sat on the mat", "a dog barked"],
+        ...                         [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]],
+        ...                         get_tokenizer("13a"))
+        >>> stats.n, stats.sums["sys_len"], stats.sums["ref_len"], stats.sums["correct"].tolist()
+        (2, 9, 9, [8, 5, 3, 1])
+
+    :param hypotheses: the system's texts.
+    :param references: per hypothesis, a list of its reference texts.
+    :param tokenizer: a tokeniser object (``get_tokenizer("13a")``: sacrebleu's default).
+    :param lowercase: lowercase hypotheses and references first.
+    :param max_ngram_order: the highest n-gram order counted.
+    :param n_jobs: threads (None: the library's default).
+    :returns: a :class:`~qascore.metric.Statistics` of summed lengths, matches and totals.
+    :raises ValueError: for hypotheses and references of different lengths or a hypothesis without
+        references.
+    :raises TypeError: for a text that is not a str.
+    """
     if not isinstance(references, (list, tuple, str)):  # read twice below; a str is refused by the layout
         references = list(references)
     seg = segment_lines(hypotheses, references)
@@ -435,7 +494,28 @@ def bleu_aggregate(statistics: Statistics, tokenizer: Tokenizer, *, lowercase: b
                    smooth_method: str = "exp", smooth_value=None, max_ngram_order: int = 4,
                    effective_order: bool = False) -> CorpusScore:
     """Corpus BLEU of summed statistics (:func:`summed_statistics`, or several batches' added):
-    ``score``, ``precision_1..N`` (percent), ``bp``, ``sys_len`` and ``ref_len``."""
+    ``score``, ``precision_1..N`` (percent), ``bp``, ``sys_len`` and ``ref_len``.
+
+    Example:
+
+        >>> from qascore.lexical.bleu import bleu_aggregate, bleu_statistics
+        >>> from qascore.text import get_tokenizer
+        >>> tokenizer = get_tokenizer("13a")
+        >>> first = bleu_statistics(["the cat sat on the mat"], [["the cat sat on a mat"]], tokenizer)
+        >>> second = bleu_statistics(["a dog barked"], [["the dog barked loudly", "a dog barked"]], tokenizer)
+        >>> round(bleu_aggregate(first + second, tokenizer)["score"], 4)  # as corpus_bleu of both
+        59.6949
+
+    :param statistics: summed statistics (:func:`bleu_statistics`).
+    :param tokenizer: the tokeniser the statistics were counted with (for the signature).
+    :param lowercase: whether they were counted lowercased (for the signature).
+    :param smooth_method: ``none``, ``floor``, ``add-k`` or ``exp``.
+    :param smooth_value: the value of ``floor`` or ``add-k`` (None: the method's default).
+    :param max_ngram_order: the highest n-gram order counted.
+    :param effective_order: stop the geometric mean at the highest order with any n-gram.
+    :returns: a :class:`~qascore.metric.CorpusScore`.
+    :raises ValueError: for an unknown smoothing method.
+    """
     sys_len, ref_len = int(statistics.sums["sys_len"]), int(statistics.sums["ref_len"])
     score, prec, bp, _, _ = bleu_from_statistics(statistics.sums["correct"], statistics.sums["total"], sys_len,
                                                  ref_len, smooth_method=smooth_method, smooth_value=smooth_value,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....lexical.bleu import BLEU as NativeBLEU
-from ....lexical.bleu import SMOOTH_DEFAULTS, as_numbers, bleu_from_statistics, bleu_of_counts
+from ....lexical.bleu import SMOOTH_DEFAULTS, bleu_from_statistics, bleu_of_counts
 from .base import Metric, Score, Signature, logger
 
 MAX_NGRAM_ORDER = 4
@@ -12,6 +12,11 @@ MAX_NGRAM_ORDER = 4
 # the extra spm and a model file (qascore.text.sacrebleu_tokenizers.spm_model_path)
 _TOKENIZERS = ("none", "zh", "13a", "intl", "char", "ja-mecab", "ko-mecab", "spm", "flores101", "flores200",
                "spBLEU-1K")
+
+
+def _as_numbers(values) -> list:
+    """sacrebleu's counts and totals: integers stay ints unless add-k made them fractional."""
+    return [int(v) if float(v).is_integer() else float(v) for v in values]
 
 
 class BLEUSignature(Signature):
@@ -116,7 +121,7 @@ class BLEU(Metric):
         score, precisions, bp, counts, totals = bleu_from_statistics(
             correct, total, sys_len, ref_len, smooth_method=smooth_method, smooth_value=smooth_value,
             effective_order=effective_order)
-        return BLEUScore(float(score[0]), as_numbers(counts[0]), as_numbers(totals[0]),
+        return BLEUScore(float(score[0]), _as_numbers(counts[0]), _as_numbers(totals[0]),
                          precisions[0].tolist(), float(bp[0]), int(sys_len), int(ref_len))
 
     def _segment_rows(self, segments) -> np.ndarray:
@@ -142,7 +147,7 @@ class BLEU(Metric):
             correct, total, sys_len, ref_len, smooth_method=self.smooth_method, smooth_value=self.smooth_value,
             effective_order=self.effective_order)
         if self.smooth_method == "add-k":  # only add-k makes counts other than ints
-            counts, totals = as_numbers(counts), as_numbers(totals)
+            counts, totals = _as_numbers(counts), _as_numbers(totals)
         return BLEUScore(score, counts, totals, precisions, bp, sys_len, ref_len)
 
     def sentence_score(self, hypothesis, references) -> BLEUScore:
