@@ -13,11 +13,31 @@ import numpy as np
 
 from ..validate import as_list, check_same_length, check_text_batch, plain_strs
 
+__all__ = ["Segments", "segment_lines", "segments_from_streams", "single_segment_lines"]
+
 
 @dataclass
 class Segments:
     """Hypotheses with their references laid out in one list, segment by segment:
-    ``lines[hyp_rows[i]]`` is hypothesis i and ``lines[ref_rows[groups[i]:groups[i + 1]]]`` its references."""
+    ``lines[hyp_rows[i]]`` is hypothesis i and ``lines[ref_rows[groups[i]:groups[i + 1]]]`` its
+    references. Built by :func:`segment_lines` or :func:`segments_from_streams`; the metrics'
+    ``segment_statistics_of`` take it.
+
+    Example:
+
+        >>> from qascore.lexical.segments import segment_lines
+        >>> seg = segment_lines(["a b", "c"], [["a b"], ["c", "d"]])
+        >>> seg.lines, seg.hyp_rows.tolist(), seg.ref_rows.tolist(), seg.groups.tolist()
+        (['a b', 'a b', 'c', 'c', 'd'], [0, 2], [1, 3, 4], [0, 1, 3])
+        >>> [seg.lines[r] for r in seg.ref_rows[seg.groups[1]:seg.groups[2]]]  # hypothesis 1's references
+        ['c', 'd']
+
+    :param lines: every hypothesis followed by its references.
+    :param hyp_rows: int64 index of each hypothesis in ``lines``.
+    :param ref_rows: int64 index of each reference in ``lines``, segment by segment.
+    :param groups: int64 bounds of each segment's references in ``ref_rows`` (one more than the
+        hypotheses).
+    """
 
     lines: list
     hyp_rows: np.ndarray
@@ -71,7 +91,23 @@ def _interleave_checked(hypotheses: list, references: list) -> tuple[list, np.nd
 
 def segment_lines(hypotheses, references) -> Segments:
     """Validate (hypotheses, per-hypothesis reference lists) once at the boundary and lay them out
-    as :class:`Segments`. Every hypothesis needs at least one reference."""
+    as :class:`Segments`. Every hypothesis needs at least one reference.
+
+    Example:
+
+        >>> from qascore.lexical.segments import segment_lines
+        >>> segment_lines(["a b", "c"], [["a b"], ["c", "d"]]).groups.tolist()
+        [0, 1, 3]
+        >>> segment_lines(["a b"], [[]])
+        Traceback (most recent call last):
+        ValueError: references[0] is empty: every hypothesis needs at least one reference
+
+    :param hypotheses: the system's texts (any ordered iterable of str).
+    :param references: per hypothesis, a list (or tuple) of its reference texts.
+    :returns: the layout, its ``lines`` plain str.
+    :raises TypeError: for a single str in place of a batch, or a text that is not a str (naming it).
+    :raises ValueError: for batches of different lengths or a hypothesis without references.
+    """
     if isinstance(hypotheses, str):
         raise TypeError("hypotheses must be a sequence of strings, not a single string")
     hypotheses = as_list(hypotheses, "hypotheses")
@@ -101,7 +137,22 @@ def segments_from_streams(hypotheses: list, streams: list) -> tuple[Segments, in
     """sacrebleu's reference streams (``streams[j][i]``: the j-th reference of hypothesis i,
     ``None`` where it has fewer) laid out as :class:`Segments` without a Python loop per segment,
     and ``nrefs`` as sacrebleu counts it: the common number of references, or -1 when it varies.
-    ``hypotheses`` and each stream are lists of the same length (the caller checks the shapes)."""
+    ``hypotheses`` and each stream are lists of the same length (the caller checks the shapes).
+
+    Example:
+
+        >>> from qascore.lexical.segments import segments_from_streams
+        >>> seg, nrefs = segments_from_streams(["a", "b"], [["ra", "rb"], ["ra2", None]])
+        >>> seg.lines, seg.groups.tolist(), nrefs
+        (['a', 'ra', 'ra2', 'b', 'rb'], [0, 2, 3], -1)
+
+    :param hypotheses: the system's texts, a list of str.
+    :param streams: reference streams, each a list as long as ``hypotheses`` (None for a missing
+        reference).
+    :returns: (the layout, nrefs).
+    :raises ValueError: for a segment without any reference.
+    :raises TypeError: for a text that is not a str, naming its stream and line.
+    """
     n, width = len(hypotheses), len(streams)
     present = np.ones((width + 1, n), dtype=bool)  # row 0: the hypotheses
     for j, stream in enumerate(streams, 1):
@@ -130,7 +181,18 @@ def segments_from_streams(hypotheses: list, streams: list) -> tuple[Segments, in
 def single_segment_lines(hypothesis, references) -> list | None:
     """``[hypothesis, *references]`` when the call is the plain one-segment case the sentence-level
     fast paths take (an exact ``str`` hypothesis, a non-empty list or tuple of exact ``str``
-    references), else None (the caller then takes the checked, general road)."""
+    references), else None (the caller then takes the checked, general road).
+
+    Example:
+
+        >>> from qascore.lexical.segments import single_segment_lines
+        >>> single_segment_lines("a cat", ["the cat", "one cat"]), single_segment_lines("a cat", "the cat")
+        (['a cat', 'the cat', 'one cat'], None)
+
+    :param hypothesis: one hypothesis.
+    :param references: its references.
+    :returns: the segment's lines, or None for any other shape of arguments.
+    """
     if type(hypothesis) is not str or type(references) not in (list, tuple) or not references:
         return None
     for ref in references:
