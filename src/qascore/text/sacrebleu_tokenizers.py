@@ -35,6 +35,12 @@ from .encode import MODE_WHITESPACE, encode_texts
 from .packing import PackedTokens, Vocabulary, check_texts
 from .tokenizers import Tokenizer, TokenizerBase, get_tokenizer
 
+# The tokeniser classes are built through the registry (get_tokenizer / get_sacrebleu_tokenizer),
+# not by name.
+__all__ = ["RULE_TOKENIZERS", "SACREBLEU_TOKENIZERS", "SPM_MODELS", "SPM_MODEL_ENV", "get_sacrebleu_tokenizer",
+           "is_sacrebleu_chinese_char", "preprocess_segment", "regexp_tokenize", "sacrebleu_cache_dir",
+           "spm_model_path"]
+
 # 13a / zh post-tokeniser (mteval-v13a): four substitutions applied one after another.
 _REGEXP_RULES = (
     (re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"), r" \1 "),
@@ -45,7 +51,18 @@ _REGEXP_RULES = (
 
 
 def regexp_tokenize(line: str) -> str:
-    """The mteval-v13a post-tokeniser that ``13a`` and ``zh`` end with (sacrebleu's ``TokenizerRegexp``)."""
+    """The mteval-v13a post-tokeniser that ``13a`` and ``zh`` end with (sacrebleu's ``TokenizerRegexp``):
+    punctuation and symbols split off, periods and commas unless between digits, a dash after a digit.
+
+    Example:
+
+        >>> from qascore.text.sacrebleu_tokenizers import regexp_tokenize
+        >>> regexp_tokenize("a,b. (c) 3.5 3-4")
+        'a , b . ( c ) 3.5 3 - 4'
+
+    :param line: one line.
+    :returns: the tokens joined by single spaces.
+    """
     for pattern, replacement in _REGEXP_RULES:
         line = pattern.sub(replacement, line)
     return " ".join(line.split())
@@ -128,7 +145,17 @@ _ZH_CHAR = re.compile(f"([{_char_class(_chinese_intervals())}])")
 
 
 def is_sacrebleu_chinese_char(ch: str) -> bool:
-    """sacrebleu's ``TokenizerZh._is_chinese_char`` for one character."""
+    """sacrebleu's ``TokenizerZh._is_chinese_char`` for one character (its range table, quirks included).
+
+    Example:
+
+        >>> from qascore.text.sacrebleu_tokenizers import is_sacrebleu_chinese_char
+        >>> is_sacrebleu_chinese_char("猫"), is_sacrebleu_chinese_char("a")
+        (True, False)
+
+    :param ch: one character.
+    :returns: whether the ``zh`` tokeniser splits it off as a token of its own.
+    """
     return _ZH_CHAR.fullmatch(ch) is not None
 
 
@@ -224,7 +251,19 @@ SPM_MODEL_ENV = "QASCORE_SPM_MODEL"
 
 
 def sacrebleu_cache_dir() -> str:
-    """sacrebleu's data folder: ``$SACREBLEU``, else ``~/.sacrebleu`` (read at each call)."""
+    """sacrebleu's data folder: ``$SACREBLEU``, else ``~/.sacrebleu`` (read at each call).
+
+    Example:
+
+        >>> import os
+        >>> from unittest import mock
+        >>> from qascore.text.sacrebleu_tokenizers import sacrebleu_cache_dir
+        >>> with mock.patch.dict(os.environ, {"SACREBLEU": "/data/sacrebleu"}):
+        ...     sacrebleu_cache_dir()
+        '/data/sacrebleu'
+
+    :returns: the folder's path.
+    """
     return os.environ.get("SACREBLEU", os.path.join(os.path.expanduser("~"), ".sacrebleu"))
 
 
@@ -232,7 +271,28 @@ def spm_model_path(name: str, model_file: str | os.PathLike | None = None) -> Pa
     """The SentencePiece model file of tokeniser ``name``: ``model_file`` when given, else the file
     named by ``$QASCORE_SPM_MODEL``, else where sacrebleu keeps it
     (``<sacrebleu_cache_dir()>/models/<file name>``). A missing file is a one-line
-    :class:`FileNotFoundError` that says where it was looked for and how to provide it."""
+    :class:`FileNotFoundError` that says where it was looked for and how to provide it.
+
+    Example:
+
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from qascore.text.sacrebleu_tokenizers import spm_model_path
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     model = Path(folder, "flores200.model")
+        ...     _ = model.write_bytes(b"")
+        ...     spm_model_path("flores200", model) == model
+        True
+        >>> spm_model_path("flores200", "/nowhere/flores200.model")
+        Traceback (most recent call last):
+        FileNotFoundError: tokenize='flores200': the sentencepiece model ... given by model_file is not a file
+
+    :param name: a SentencePiece tokeniser's name (a key of :data:`SPM_MODELS`).
+    :param model_file: the model file, if the caller names it.
+    :returns: the model file's path.
+    :raises ValueError: for a name that is not a SentencePiece tokeniser.
+    :raises FileNotFoundError: when the file is not where it was looked for.
+    """
     if name not in SPM_MODELS:
         raise ValueError(f"{name!r} is not a sentencepiece tokenizer; those are: {', '.join(SPM_MODELS)}")
     given, source = (model_file, "model_file") if model_file is not None else (os.environ.get(SPM_MODEL_ENV),
@@ -300,7 +360,26 @@ def get_sacrebleu_tokenizer(name: str, model_file: str | os.PathLike | None = No
     """:func:`~qascore.text.tokenizers.get_tokenizer` for sacrebleu's names only (what BLEU accepts):
     ``13a``, ``none``, ``intl``, ``zh``, ``char``, ``ja-mecab``, ``ko-mecab`` (extras ``ja``, ``ko``),
     ``spm``, ``flores101``, ``flores200``, ``spBLEU-1K`` (extra ``spm``; ``model_file``, else
-    :func:`spm_model_path`'s places)."""
+    :func:`spm_model_path`'s places).
+
+    Example:
+
+        >>> from qascore.text.sacrebleu_tokenizers import get_sacrebleu_tokenizer
+        >>> tokenizer = get_sacrebleu_tokenizer("13a")
+        >>> tokenizer("Hello, world."), tokenizer.signature()
+        ('Hello , world .', '13a')
+        >>> get_sacrebleu_tokenizer("zh")("我喜欢猫。")
+        '我 喜 欢 猫 。'
+        >>> get_sacrebleu_tokenizer("rouge")
+        Traceback (most recent call last):
+        ValueError: unknown sacrebleu tokenizer 'rouge'; known: 13a, none, intl, zh, char, ja-mecab, ...
+
+    :param name: one of :data:`SACREBLEU_TOKENIZERS`.
+    :param model_file: a SentencePiece model file (the sentencepiece tokenisers only).
+    :returns: the tokeniser, a member of the one protocol.
+    :raises ValueError: for another name, or a ``model_file`` given to a rule-based tokeniser.
+    :raises qascore.errors.MissingExtraError: for a tokeniser whose extra is not installed.
+    """
     if name not in SACREBLEU_TOKENIZERS:
         raise ValueError(f"unknown sacrebleu tokenizer {name!r}; known: {', '.join(SACREBLEU_TOKENIZERS)}")
     if name in SPM_MODELS:
@@ -312,7 +391,19 @@ def get_sacrebleu_tokenizer(name: str, model_file: str | os.PathLike | None = No
 
 
 def preprocess_segment(line: str, tokenizer: Tokenizer, lowercase: bool = False) -> list[str]:
-    """sacrebleu's BLEU preprocessing: optional lowercase, strip trailing whitespace, tokenise."""
+    """sacrebleu's BLEU preprocessing: optional lowercase, strip trailing whitespace, tokenise.
+
+    Example:
+
+        >>> from qascore.text.sacrebleu_tokenizers import get_sacrebleu_tokenizer, preprocess_segment
+        >>> preprocess_segment("The cat sat.  ", get_sacrebleu_tokenizer("13a"), lowercase=True)
+        ['the', 'cat', 'sat', '.']
+
+    :param line: one hypothesis or reference.
+    :param tokenizer: the tokeniser.
+    :param lowercase: lowercase first.
+    :returns: the tokens BLEU counts.
+    """
     if lowercase:
         line = line.lower()
     return tokenizer(line.rstrip()).split()

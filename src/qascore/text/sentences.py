@@ -12,6 +12,8 @@ import re
 
 from ..errors import MissingResourceError
 
+__all__ = ["SENTENCE_RULES", "split_sentences"]
+
 SENTENCE_RULES = ("punctuation", "lines", "nltk")
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
@@ -20,10 +22,24 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 def split_sentences(text: str, rule: str = "punctuation") -> list[str]:
     """The sentences of ``text`` under ``rule`` (one of :data:`SENTENCE_RULES`), empty ones dropped.
 
-    >>> split_sentences("It rained. 3 people came!\\nThen none")
-    ['It rained.', '3 people came!', 'Then none']
-    >>> split_sentences("a b.\\n\\n c", "lines")
-    ['a b.', ' c']
+    Example:
+
+        >>> from qascore.text.sentences import split_sentences
+        >>> split_sentences("It rained. 3 people came!\\nThen none")
+        ['It rained.', '3 people came!', 'Then none']
+        >>> split_sentences("a b.\\n\\n c", "lines")
+        ['a b.', ' c']
+        >>> split_sentences("a b.", "commas")
+        Traceback (most recent call last):
+        ValueError: rule must be one of ('punctuation', 'lines', 'nltk'), got 'commas'
+
+    :param text: the text.
+    :param rule: ``"punctuation"`` (the default), ``"lines"`` or ``"nltk"`` (rouge-score's
+        ``split_summaries``; needs nltk and its ``punkt_tab`` data).
+    :returns: the sentences, in order.
+    :raises ValueError: for an unknown rule.
+    :raises ImportError: for ``"nltk"`` without nltk installed.
+    :raises qascore.errors.MissingResourceError: for ``"nltk"`` without its Punkt model.
     """
     if rule == "lines":
         return [s for s in text.split("\n") if s]

@@ -15,6 +15,8 @@ from functools import lru_cache
 from ..validate import check_flag
 from .tokenizers import TokenizerBase
 
+__all__ = ["TercomTokenizer"]
+
 # sacrebleu's code point ranges for CJK and full-width punctuation.
 _ASIAN_PUNCT = "[\u3001\u3002\u3008-\u3011\u3014-\u301f\uff61-\uff65\u30fb]"
 _FULL_WIDTH_PUNCT = "[\uff0e\uff0c\uff1f\uff1a\uff1b\uff01\uff02\uff08\uff09]"
@@ -104,6 +106,22 @@ class TercomTokenizer(TokenizerBase):
     off); with ``asian_support`` it also splits CJK characters apart. ``no_punct`` removes
     punctuation (with ``asian_support``, CJK and full-width punctuation too). Text is lowercased
     unless ``case_sensitive``. Results are cached (the last 65,536 distinct calls, all options).
+
+    Example:
+
+        >>> from qascore.text.tercom import TercomTokenizer
+        >>> TercomTokenizer()("Hello, World!")  # TER's default: lowercase, split on whitespace
+        'hello, world!'
+        >>> TercomTokenizer(normalized=True)("Hello, World! It's 3.5 &amp; more")
+        "hello , world ! it 's 3.5 & more"
+        >>> TercomTokenizer(no_punct=True, case_sensitive=True).tokenize("Hello, World!")
+        ['Hello', 'World']
+
+    :param normalized: apply Tercom's Western normalisation.
+    :param no_punct: remove punctuation.
+    :param asian_support: with ``normalized`` or ``no_punct``, treat CJK characters and punctuation too.
+    :param case_sensitive: keep the case (else lowercase).
+    :raises TypeError: for an option that is not a bool; a call raises it for a text that is not a str.
     """
 
     __slots__ = ("normalized", "no_punct", "asian_support", "case_sensitive", "_key")

@@ -33,6 +33,8 @@ from .encode import MODE_CHAR, MODE_CLASSES, MODE_ROUGE, MODE_WHITESPACE, class_
 from .packing import PackedTokens, Vocabulary, check_texts
 from .porter import porter_stem
 
+__all__ = ["CharTokenizer", "RougeTokenizer", "Tokenizer", "TokenizerBase", "UnicodeWordTokenizer",
+           "WhitespaceTokenizer", "WordTermTokenizer", "get_tokenizer", "register_tokenizer", "tokenizer_names"]
 
 class Tokenizer(Protocol):
     """What every tokeniser offers (a typing protocol; :class:`TokenizerBase` is the base that

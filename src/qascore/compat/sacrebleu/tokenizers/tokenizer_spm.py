@@ -2,7 +2,7 @@
 ``flores200``, ``spBLEU-1K``; pip install "qascore[spm]") over a model file the user holds, found
 where sacrebleu keeps it (``$SACREBLEU`` or ``~/.sacrebleu``, then ``models/``) or named by
 ``$QASCORE_SPM_MODEL``; never downloaded (:func:`qascore.text.sacrebleu_tokenizers.spm_model_path`)."""
-from ....text.sacrebleu_tokenizers import SPM_MODELS, TokenizerSPM as _NativeSPM
+from ....text.sacrebleu_tokenizers import SPM_MODELS, get_sacrebleu_tokenizer
 from .tokenizer_base import NativeTokenizer
 
 __all__ = ["SPM_MODELS", "Flores101Tokenizer", "Flores200Tokenizer", "TokenizerSPM", "spBLEU1KTokenizer"]
@@ -10,7 +10,9 @@ __all__ = ["SPM_MODELS", "Flores101Tokenizer", "Flores200Tokenizer", "TokenizerS
 
 class TokenizerSPM(NativeTokenizer):
     def __init__(self, key: str = "spm") -> None:
-        self._tokenizer = _NativeSPM(key)
+        if key not in SPM_MODELS:
+            raise ValueError(f"{key!r} is not a sentencepiece tokenizer; those are: {', '.join(SPM_MODELS)}")
+        self._tokenizer = get_sacrebleu_tokenizer(key)
         self.name = self._tokenizer.signature()
 
 
