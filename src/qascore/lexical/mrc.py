@@ -39,7 +39,7 @@ _LIC2019_PUNCT = str.maketrans({"，": ",", "。": ".", "！": "!", "？": "?", 
 
 TOKENIZATIONS = ("char", "whitespace")
 
-__all__ = ["DuReaderMrc", "MrcScores", "normalize_answer", "score_dureader"]
+__all__ = ["DuReaderMrc", "DuReaderTotals", "MrcScores", "normalize_answer", "question_of", "score_dureader"]
 
 
 def normalize_answer(text: str, variant: str = "mrc2018", tokenize: str = "char") -> str:
@@ -165,8 +165,31 @@ def _check_records(records, kind: type, name: str) -> None:
 
 def question_of(qid, reference: DuReaderReference, prediction: DuReaderPrediction | None, variant: str,
                 tokenize: str) -> _Question | None:
-    """What the script scores of one reference question and its prediction (None when absent);
-    None for a question without answers, which the script skips."""
+    """What the script scores of one reference question and its prediction (None when absent):
+    the normalised candidate and answers and the bonus that applies, for :meth:`DuReaderTotals.add`;
+    None for a question without answers, which the script skips.
+
+    Example:
+
+        >>> from qascore.lexical.formats import DuReaderPrediction, DuReaderReference
+        >>> from qascore.lexical.mrc import question_of
+        >>> reference = DuReaderReference(1, "DESCRIPTION", ("The cat sat.",), (), (), "-", 1)
+        >>> prediction = DuReaderPrediction(1, ("A cat sat",), (), "-", 1)
+        >>> question = question_of(1, reference, prediction, "mrc2018", "char")
+        >>> question.candidate, question.answers  # the scripts' characters: spaces dropped
+        ('Acatsat', ['Thecatsat.'])
+        >>> question_of(2, DuReaderReference(2, "DESCRIPTION", (), (), (), "-", 2), None, "mrc2018", "char") is None
+        True
+
+    :param qid: the question's id.
+    :param reference: its reference record.
+    :param prediction: its prediction record, or None when the run has none (scored as empty).
+    :param variant: ``mrc2018`` or ``lic2019`` (how answers are normalised).
+    :param tokenize: ``char`` or ``whitespace``.
+    :returns: the question to score, or None.
+    :raises qascore.errors.InputFormatError: for a yes/no question whose labels do not match its
+        answers, naming the reference's file and line.
+    """
     if not reference.answers:
         return None
     pred = prediction
@@ -349,7 +372,33 @@ class DuReaderTotals:
     (:meth:`add`), equal to one pass over all of them: the n-gram totals go on as sequential sums,
     and ROUGE-L is the script's ``sum()`` over every question's value, kept as 8 bytes a question
     (the texts are not kept). ``per_question`` also keeps the ids and per-question scores for
-    :class:`MrcScores`."""
+    :class:`MrcScores`. :func:`score_dureader` is one run of it.
+
+    Example:
+
+        >>> from qascore.lexical.formats import DuReaderPrediction, DuReaderReference
+        >>> from qascore.lexical.mrc import DuReaderTotals, question_of, score_dureader
+        >>> references = {1: DuReaderReference(1, "DESCRIPTION", ("the cat sat on the mat",), (), (), "-", 1),
+        ...               2: DuReaderReference(2, "DESCRIPTION", ("a dog barked",), (), (), "-", 2)}
+        >>> predictions = {1: DuReaderPrediction(1, ("a cat sat on the mat",), (), "-", 1),
+        ...                2: DuReaderPrediction(2, ("the dog barked",), (), "-", 2)}
+        >>> totals = DuReaderTotals()
+        >>> for qid, reference in references.items():  # a question at a time, in reference order
+        ...     _ = totals.add([question_of(qid, reference, predictions.get(qid), "mrc2018", "char")])
+        >>> streamed = totals.result(n_missing_predictions=0, n_unused_predictions=0)
+        >>> streamed.rouge_l == score_dureader(predictions, references).rouge_l, round(streamed.rouge_l, 4)
+        (True, 0.8485)
+
+    :param alpha: the weight of the yes/no opinion bonus.
+    :param beta: the weight of the entity bonus.
+    :param gamma: recall's weight in ROUGE-L's F (the scripts' 1.2).
+    :param max_order: the longest n-gram of BLEU.
+    :param variant: ``mrc2018`` or ``lic2019``.
+    :param tokenize: ``char`` or ``whitespace``.
+    :param per_question: also keep each question's ROUGE-L and BLEU.
+    :param n_jobs: threads (None: the library's default).
+    :raises ValueError: for an unknown option.
+    """
 
     def __init__(self, *, alpha: float = 1.0, beta: float = 1.0, gamma: float = 1.2, max_order: int = 4,
                  variant: str = "mrc2018", tokenize: str = "char", per_question: bool = False,
@@ -382,6 +431,8 @@ class DuReaderTotals:
         return counts
 
     def result(self, n_missing_predictions: int, n_unused_predictions: int) -> MrcScores:
+        """The corpus figures of every question added, with the counts of reference questions
+        without a prediction and of predictions without a reference (reported, not scored)."""
         if not self.rouge:
             raise ValueError("no reference question has answers: there is nothing to score")
         rouge_sum = sum(self.rouge)
