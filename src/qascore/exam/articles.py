@@ -172,12 +172,15 @@ def read_articles(path, fmt: str = "auto", *, paragraphs: dict[str, str] | None 
     Example:
 
         >>> import json, os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "sys1.jsonl")
-        >>> _ = open(path, "w").write(json.dumps(
-        ...     {"squid": "tqa2:q1", "title": "q1", "paragraphs": [{"para_body": [{"text": "Mars is red."}]}]}))
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "sys1.jsonl")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write(json.dumps(
+        ...         {"squid": "tqa2:q1", "title": "q1", "paragraphs": [{"para_body": [{"text": "Mars is red."}]}]}))
         >>> articles = read_articles(path)
         >>> articles.systems, articles.articles("sys1")
         (['sys1'], {'q1': ['Mars is red.']})
+        >>> folder.cleanup()
 
     :param path: a file, a folder of ``<query_id>.txt`` files, or ``-``.
     :param fmt: ``auto``, ``original``, ``car``, ``workbench`` or ``text``.

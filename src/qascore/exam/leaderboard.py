@@ -59,11 +59,14 @@ def read_leaderboard(path, name: str | None = None) -> Leaderboard:
     Example:
 
         >>> import os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "official.txt")
-        >>> _ = open(path, "w").write("sys1 0.8 0.05\\nsys2 0.6\\n")
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "official.txt")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write("sys1 0.8 0.05\\nsys2 0.6\\n")
         >>> board = read_leaderboard(path, name="official")
         >>> board.systems, board.means.tolist(), board.standard_errors.tolist()
         (('sys1', 'sys2'), [0.8, 0.6], [0.05, 0.0])
+        >>> folder.cleanup()
 
     :param path: the file, or ``-``.
     :param name: the leaderboard's name (default: the path).
@@ -99,11 +102,14 @@ def read_leaderboard_table(path) -> dict[str, Leaderboard]:
     Example:
 
         >>> import os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "table.tsv")
-        >>> _ = open(path, "w").write("system\\texam\\tn_exam\\nsys1\\t0.5\\t0.7\\nsys2\\t0.4\\t0.9\\n")
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "table.tsv")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write("system\\texam\\tn_exam\\nsys1\\t0.5\\t0.7\\nsys2\\t0.4\\t0.9\\n")
         >>> boards = read_leaderboard_table(path)
         >>> sorted(boards), boards["n_exam"].means.tolist()
         (['exam', 'n_exam'], [0.7, 0.9])
+        >>> folder.cleanup()
 
     :param path: the TSV file, or ``-``.
     :returns: measure -> :class:`qascore.stats.Leaderboard`.

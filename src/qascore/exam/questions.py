@@ -115,12 +115,15 @@ def read_question_bank(path, fmt: str = "auto") -> QuestionBank:
     Example:
 
         >>> import json, os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "bank.jsonl")
-        >>> _ = open(path, "w").write(json.dumps({"query_id": "q1", "question_id": "1",
-        ...     "question": "Which planet is red?", "choices": {"A": "Venus", "B": "Mars"}, "key": "B"}))
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "bank.jsonl")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write(json.dumps({"query_id": "q1", "question_id": "1",
+        ...         "question": "Which planet is red?", "choices": {"A": "Venus", "B": "Mars"}, "key": "B"}))
         >>> bank = read_question_bank(path)
         >>> bank.query_ids, [q.key for q in bank]
         (['q1'], ['B'])
+        >>> folder.cleanup()
 
     :param path: a TQA JSON file, a workbench bank (JSONL, ``.gz``), our JSONL, or ``-``.
     :param fmt: ``auto``, ``tqa``, ``workbench`` or ``jsonl``.

@@ -46,12 +46,15 @@ class CachedJudge(Judge):
 
         >>> import tempfile
         >>> from qascore.judges import ContainmentJudge
-        >>> judge = CachedJudge(ContainmentJudge(), tempfile.mkdtemp())
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> judge = CachedJudge(ContainmentJudge(), folder.name)
         >>> triples = (["capital of France?"], ["Paris"], ["Paris"])
         >>> judge.judge(*triples).labels.tolist(), judge.judge(*triples).labels.tolist()
         ([True], [True])
         >>> judge.hits, judge.misses
         (1, 1)
+        >>> del judge  # closes its database
+        >>> folder.cleanup()
 
     :param judge: the judge whose verdicts are remembered.
     :param directory: a directory for the on-disk cache (SQLite), or None for memory only.

@@ -226,15 +226,16 @@ def score_msmarco(candidates: dict, references: dict, *, lowercase: bool = True,
 
         >>> import json, os, tempfile
         >>> from qascore.lexical.formats import read_msmarco
-        >>> folder = tempfile.mkdtemp()
-        >>> with open(os.path.join(folder, "references.jsonl"), "w") as out:
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> with open(os.path.join(folder.name, "references.jsonl"), "w") as out:
         ...     _ = out.write(json.dumps({"query_id": 1, "answers": ["the cat sat on the mat"]}))
-        >>> with open(os.path.join(folder, "candidates.jsonl"), "w") as out:
+        >>> with open(os.path.join(folder.name, "candidates.jsonl"), "w") as out:
         ...     _ = out.write(json.dumps({"query_id": 1, "answers": ["a cat sat on the mat"]}))
-        >>> scores = score_msmarco(read_msmarco(os.path.join(folder, "candidates.jsonl"), candidates=True),
-        ...                        read_msmarco(os.path.join(folder, "references.jsonl")))
+        >>> scores = score_msmarco(read_msmarco(os.path.join(folder.name, "candidates.jsonl"), candidates=True),
+        ...                        read_msmarco(os.path.join(folder.name, "references.jsonl")))
         >>> round(scores.rouge_l, 4), round(scores.bleu[-1], 4)
         (0.8333, 0.7598)
+        >>> folder.cleanup()
 
     :param candidates: query_id -> :class:`~qascore.lexical.formats.MsMarcoRecord` (one answer each).
     :param references: query_id -> :class:`~qascore.lexical.formats.MsMarcoRecord`.

@@ -100,12 +100,15 @@ def read_answer_key(path) -> AnswerKey:
     Example:
 
         >>> import os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "key.txt")
-        >>> _ = open(path, "w").write("Qid 1: Hamlet\\n1 1\\tvital\\twritten by Shakespeare\\n"
-        ...                           "1 2\\tokay\\tprince of Denmark\\n")
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "key.txt")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write("Qid 1: Hamlet\\n1 1\\tvital\\twritten by Shakespeare\\n"
+        ...                   "1 2\\tokay\\tprince of Denmark\\n")
         >>> key = read_answer_key(path)
         >>> [(n.nugget_id, n.importance) for n in key.questions["1"].nuggets], key.pyramid
         ([('1', 'vital'), ('2', 'okay')], False)
+        >>> folder.cleanup()
 
     :param path: the key file, or ``-``.
     :returns: an :class:`AnswerKey`.
@@ -243,11 +246,14 @@ def read_runs(path) -> dict[str, Run]:
     Example:
 
         >>> import os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "runs.txt")
-        >>> _ = open(path, "w").write("1 sys1 doc1 Shakespeare wrote the play\\n1 sys2 NIL\\n")
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "runs.txt")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write("1 sys1 doc1 Shakespeare wrote the play\\n1 sys2 NIL\\n")
         >>> runs = read_runs(path)
         >>> sorted(runs), runs["sys2"].responses["1"][0].text
         (['sys1', 'sys2'], '')
+        >>> folder.cleanup()
 
     :param path: the run file, or ``-``.
     :returns: run tag -> :class:`Run`, in file order.
@@ -334,10 +340,13 @@ def read_judgements(path) -> Judgements:
     Example:
 
         >>> import os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "judged.txt")
-        >>> _ = open(path, "w").write("1 sys1 1 doc1 Shakespeare wrote the play\\n1 sys1 1 1\\n")
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "judged.txt")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write("1 sys1 1 doc1 Shakespeare wrote the play\\n1 sys1 1 1\\n")
         >>> read_judgements(path).assigned
         {('sys1', '1'): {1: ['1']}}
+        >>> folder.cleanup()
 
     :param path: the judgement file, or ``-``.
     :returns: the :class:`Judgements`.
@@ -391,11 +400,14 @@ def write_judgements(judged: Judgements, path, comments: dict | None = None) -> 
         >>> import os, tempfile
         >>> run = Run("sys1")
         >>> _ = run.add("1", "doc1", "Shakespeare wrote the play")
-        >>> path = os.path.join(tempfile.mkdtemp(), "judged.txt")
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "judged.txt")
         >>> write_judgements(Judgements({"sys1": run}, {("sys1", "1"): {1: ["1"]}}), path)
-        >>> print(open(path).read().strip())
+        >>> with open(path) as written:
+        ...     print(written.read().strip())
         1 sys1 1 doc1 Shakespeare wrote the play
         1 sys1 1 1
+        >>> folder.cleanup()
 
     :param judged: the :class:`Judgements` to write.
     :param path: the output file, or ``-`` for stdout (a file is replaced only when complete).
@@ -449,12 +461,15 @@ def read_rag_assignments(path) -> list[RagTopic]:
     Example:
 
         >>> import json, os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "assignments.jsonl")
-        >>> _ = open(path, "w").write(json.dumps({"qid": "1", "answer_text": "Shakespeare wrote Hamlet.",
-        ...     "nuggets": [{"text": "Shakespeare", "importance": "vital", "assignment": "support"}]}))
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "assignments.jsonl")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write(json.dumps({"qid": "1", "answer_text": "Shakespeare wrote Hamlet.",
+        ...         "nuggets": [{"text": "Shakespeare", "importance": "vital", "assignment": "support"}]}))
         >>> [topic] = read_rag_assignments(path)
         >>> topic.qid, topic.nuggets[0].assignment
         ('1', 'support')
+        >>> folder.cleanup()
 
     :param path: the JSONL file, or ``-``.
     :returns: the topics, each a ``RagTopic``, in file order.
