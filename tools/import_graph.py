@@ -7,7 +7,11 @@ Every ``import`` in ``src/qascore`` counts, those inside functions too. The rule
 * no module of the shared layer imports a method; only the facades (``cli``, ``compat``, ``integrations``) may;
 * a private name (``_name``, a module's or a package's) is imported only inside the package that
   holds it: ``qascore._kernels`` and ``qascore._parallel`` by all of qascore, ``qascore.stats._kernels``
-  by ``qascore.stats``, ``_pair_work`` of ``qascore.lexical.rouge`` by ``qascore.lexical`` alone.
+  by ``qascore.stats``, ``_pair_work`` of ``qascore.lexical.rouge`` by ``qascore.lexical`` alone;
+* ``qascore.compat`` is built as a user's code would be, on the public native API: it imports no
+  private module or name from outside itself (not ``qascore._kernels`` or ``qascore._parallel``
+  either), and from a native module only the names that module lists in ``__all__`` (or the
+  console script that pyproject.toml declares). ``COMPAT_MACHINERY`` names the one exception.
 
 Usage: ``python tools/import_graph.py [--write docs/dev/import-graph.md]``; exit status 1 when a
 rule is broken, with each violation on its own line. ``tests/test_architecture.py`` runs the checks.
@@ -17,12 +21,20 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "qascore"
 METHODS = ("lexical", "nuggets", "exam", "ava")
 FACADES = ("cli", "compat", "integrations")
+PUBLIC_ONLY = "qascore.compat"  # built on the public native API alone
+# Private modules compat may still import, each with its reason.
+COMPAT_MACHINERY = {
+    "qascore._lazy": "PEP 562 lazy exports, the import machinery every lazily exporting module uses "
+                     "(compat.rouge_score.scoring serves qascore.stats' aggregator on first use); not a native "
+                     "API, and a copy in compat would be a second home",
+}
 
 
 def module_name(path: Path) -> str:
@@ -100,13 +112,66 @@ def private_owner(target: str, modules: dict[str, Path]) -> str | None:
 
 
 def private_imports(modules: dict[str, Path]) -> list[str]:
-    """Imports of a private name from outside the package that holds it."""
+    """Imports of a private name from outside the package that holds it, and compat's imports of
+    anything the native modules do not publish (:func:`compat_imports`)."""
     found = []
     for source, target in imported_paths(modules):
         owner = private_owner(target, modules)
-        if owner is not None and source != owner and not source.startswith(owner + "."):
+        if owner is None:
+            continue
+        if source != owner and not source.startswith(owner + "."):
             found.append(f"private name imported across packages: {source} -> {target}")
-    return sorted(set(found))
+        elif (_in_package(source, PUBLIC_ONLY) and not _in_package(target, PUBLIC_ONLY)
+              and not any(_in_package(target, allowed) for allowed in COMPAT_MACHINERY)):
+            found.append(f"compat imports a private module or name: {source} -> {target}")
+    return sorted(set(found) | set(compat_imports(modules)))
+
+
+def _in_package(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def exported_names(path: Path) -> set[str] | None:
+    """The names a module's top-level ``__all__`` lists (a literal list or tuple), or None without one."""
+    for node in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and node.value is not None:
+            return {str(name) for name in ast.literal_eval(node.value)}
+    return None
+
+
+def console_scripts() -> set[str]:
+    """``module.function`` of every console script pyproject.toml declares (public by that declaration)."""
+    pyproject = PACKAGE.parents[1] / "pyproject.toml"
+    if not pyproject.is_file():
+        return set()
+    scripts = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("scripts", {})
+    return {target.replace(":", ".") for target in scripts.values()}
+
+
+def compat_imports(modules: dict[str, Path]) -> list[str]:
+    """compat's imports of public names that their native module does not list in ``__all__``
+    (private ones are :func:`private_imports`' business)."""
+    found = []
+    scripts = console_scripts()
+    for source, target in imported_paths(modules):
+        if not _in_package(source, PUBLIC_ONLY) or _in_package(target, PUBLIC_ONLY):
+            continue
+        if private_owner(target, modules) is not None:
+            continue
+        if target in modules or target == "qascore" or target in scripts:
+            continue  # a public module itself, or a declared console script
+        module, name = target.rsplit(".", 1)
+        exported = exported_names(modules[module]) if module in modules else None
+        if exported is None or name not in exported:
+            where = "has no __all__" if exported is None else "does not list it in __all__"
+            found.append(f"compat imports a name its module does not publish ({module} {where}): {source} -> {target}")
+    return found
 
 
 def layer(module: str) -> str:
@@ -211,7 +276,9 @@ def render_markdown(edges: dict[str, set[str]], problems: list[str]) -> str:
         "- no cycles between modules;",
         "- no method (`lexical`, `nuggets`, `exam`, `ava`) imports another;",
         "- the shared layer imports no method; only `cli`, `compat` and `integrations` (facades) do;",
-        "- a private name (`_x`) is imported only inside the package that holds it.",
+        "- a private name (`_x`) is imported only inside the package that holds it;",
+        "- `compat` imports no private module or name from outside itself, and from a native module only",
+        "  the names its `__all__` lists.",
         "",
     ]
     lines += ["Status: " + ("all rules hold." if not problems else f"{len(problems)} violations:"), ""]
