@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,8 +150,13 @@ def console_scripts() -> set[str]:
     pyproject = PACKAGE.parents[1] / "pyproject.toml"
     if not pyproject.is_file():
         return set()
-    scripts = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("scripts", {})
-    return {target.replace(":", ".") for target in scripts.values()}
+    # the [project.scripts] table's `name = "module:function"` lines (tomllib is 3.11+; qascore runs on 3.10)
+    table = re.search(r"^\[project\.scripts\][ \t]*$(.*?)(?=^\[|\Z)", pyproject.read_text(encoding="utf-8"),
+                      re.M | re.S)
+    if table is None:
+        return set()
+    entries = re.finditer(r'^\s*[\w.-]+\s*=\s*"([\w.]+:[\w.]+)"', table.group(1), re.M)
+    return {entry.group(1).replace(":", ".") for entry in entries}
 
 
 def compat_imports(modules: dict[str, Path]) -> list[str]:
