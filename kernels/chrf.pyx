@@ -36,14 +36,14 @@ cdef extern from "qs_unicode.h":
 
 cdef extern from "qs_chrf.h":
     bint is_punct "qascore_chrf_punct"(Py_UCS4 c) noexcept nogil
-    double chrf_f_score "qascore_chrf_f_score"(const int64_t *row, int order, double factor, double factor1,
+    double chrf_f_score "qascore_chrf_f_score"(const int64_t *row, int order, double factor,
                                                 bint eps_smoothing) noexcept nogil
 
 
 cdef struct Config:
     int char_order, word_order, order
     bint whitespace, eps_smoothing
-    double factor, factor1
+    double factor
 
 
 cdef struct Text:
@@ -260,7 +260,7 @@ cdef bint segment_row(Work *w, const Text *texts, int64_t hyp_row, const int64_t
                      &w.matches[r * c.order], c.char_order)
         put_triplets(w.row + 3 * c.char_order, w.token_starts[1], w.token_starts[r + 2] - w.token_starts[r + 1],
                      &w.matches[r * c.order + c.char_order], c.word_order)
-        f = chrf_f_score(w.row, c.order, c.factor, c.factor1, c.eps_smoothing)
+        f = chrf_f_score(w.row, c.order, c.factor, c.eps_smoothing)
         if f > best:  # the first best reference wins ties
             best = f
             memcpy(out, w.row, width * sizeof(int64_t))
@@ -269,12 +269,12 @@ cdef bint segment_row(Work *w, const Text *texts, int64_t hyp_row, const int64_t
 
 def chrf_segment_statistics(list lines, const int64_t[::1] hyp_rows not None, const int64_t[::1] ref_rows not None,
                             const int64_t[::1] groups not None, int char_order, int word_order, bint whitespace,
-                            double factor, double factor1, bint eps_smoothing, int n_jobs=1):
+                            double factor, bint eps_smoothing, int n_jobs=1):
     """int64[Q, 3 * (char_order + word_order)]: the chrF statistics of hypothesis ``lines[hyp_rows[k]]``
     against its best reference among ``lines[ref_rows[groups[k]:groups[k + 1]]]`` (at least one).
 
-    Lines are ``str``, preprocessed (lowercased) by the caller; ``factor`` and ``factor1`` are
-    ``float(beta ** 2)`` and ``float(1 + beta ** 2)`` as Python computes them."""
+    Lines are ``str``, preprocessed (lowercased) by the caller; ``factor`` is ``float(beta ** 2)``
+    as Python computes it."""
     cdef tuple held = tuple(lines)  # keeps every string alive while threads read it without the GIL
     cdef Py_ssize_t n_lines = len(held), q = hyp_rows.shape[0], k, i, units
     cdef Py_ssize_t longest_line = 0, longest_hyp = 0, most_units = 0, most_refs = 0
@@ -295,7 +295,7 @@ def chrf_segment_statistics(list lines, const int64_t[::1] hyp_rows not None, co
         if not 0 <= ref_rows[k] < n_lines:
             raise ValueError("ref_rows: line index out of range")
     c.char_order, c.word_order, c.order = char_order, word_order, char_order + word_order
-    c.whitespace, c.eps_smoothing, c.factor, c.factor1 = whitespace, eps_smoothing, factor, factor1
+    c.whitespace, c.eps_smoothing, c.factor = whitespace, eps_smoothing, factor
     out = np.zeros((q, 3 * c.order), dtype=np.int64)
     if q == 0:
         return out
@@ -334,7 +334,7 @@ def chrf_segment_statistics(list lines, const int64_t[::1] hyp_rows not None, co
     return out
 
 
-def chrf_f_scores(const int64_t[:, ::1] rows not None, double factor, double factor1, bint eps_smoothing):
+def chrf_f_scores(const int64_t[:, ::1] rows not None, double factor, bint eps_smoothing):
     """float64[Q]: sacrebleu's ``CHRF._compute_f_score`` of every row (3 * order columns)."""
     cdef Py_ssize_t q = rows.shape[0], k
     if rows.shape[1] % 3 != 0 or rows.shape[1] == 0:
@@ -344,5 +344,5 @@ def chrf_f_scores(const int64_t[:, ::1] rows not None, double factor, double fac
     cdef double[::1] res = out
     with nogil:
         for k in range(q):
-            res[k] = chrf_f_score(&rows[k, 0], order, factor, factor1, eps_smoothing)
+            res[k] = chrf_f_score(&rows[k, 0], order, factor, eps_smoothing)
     return out

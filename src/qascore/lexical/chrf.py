@@ -28,12 +28,11 @@ from .segments import Segments, segment_lines, single_segment_lines, single_segm
 __all__ = ["CHRF", "corpus_chrf", "sentence_chrf"]
 
 
-def _beta_factors(beta) -> tuple[float, float]:
-    """``beta ** 2`` and ``1 + beta ** 2`` as the doubles sacrebleu's arithmetic uses (Python's
-    int * float rounds the exact integer once)."""
+def _beta_factor(beta) -> float:
+    """``beta ** 2`` as the double sacrebleu's arithmetic uses (Python's int * float rounds the
+    exact integer once); the kernel's F (qs_prf.h) adds the 1 of ``1 + beta ** 2``."""
     beta = check_weight(beta, "beta", allow_zero=True)
-    factor = beta ** 2
-    return float(factor), float(1 + factor)
+    return float(beta ** 2)
 
 
 def chrf_settings(char_order: int = 6, word_order: int = 0, beta: float = 2, lowercase: bool = False,
@@ -44,7 +43,7 @@ def chrf_settings(char_order: int = 6, word_order: int = 0, beta: float = 2, low
     word_order = check_int(word_order, "word_order", low=0, high=MAX_ORDER)
     if char_order + word_order < 1:
         raise ValueError("char_order + word_order must be >= 1 (no n-grams to count otherwise)")
-    _beta_factors(beta)
+    _beta_factor(beta)
     return {"char_order": char_order, "word_order": word_order, "beta": beta,
             "lowercase": check_flag(lowercase, "lowercase"), "whitespace": check_flag(whitespace, "whitespace"),
             "eps_smoothing": check_flag(eps_smoothing, "eps_smoothing"), "n_jobs": resolve_n_jobs(n_jobs)}
@@ -65,16 +64,16 @@ def segment_statistics_of(seg: Segments, *, char_order: int = 6, word_order: int
     (:mod:`qascore.lexical.segments`), sacrebleu's statistics row against its best reference
     (triplets [hypothesis n-grams, reference n-grams, matches] for character orders 1..char_order,
     then word orders 1..word_order). Settings as :func:`chrf_settings` checks them."""
-    factor, factor1 = _beta_factors(beta)
+    factor = _beta_factor(beta)
     lines = [t.lower() for t in seg.lines] if lowercase else seg.lines
     return chrf_segment_statistics(lines, seg.hyp_rows, seg.ref_rows, seg.groups, char_order, word_order, whitespace,
-                                   factor, factor1, eps_smoothing, threads_for(len(seg.hyp_rows), n_jobs))
+                                   factor, eps_smoothing, threads_for(len(seg.hyp_rows), n_jobs))
 
 
 def f_scores_of(rows, *, beta: float = 2, eps_smoothing: bool = False) -> np.ndarray:
     """float64[Q]: sacrebleu's ``_compute_f_score`` (0-100) of every statistics row (checked
     integer rows, as :meth:`CHRF.f_scores` takes them), bit for bit."""
-    return chrf_f_scores(rows, *_beta_factors(beta), eps_smoothing)
+    return chrf_f_scores(rows, _beta_factor(beta), eps_smoothing)
 
 
 def chrf_statistics(hypotheses, references, *, char_order: int = 6, word_order: int = 0, beta: float = 2,
@@ -201,7 +200,7 @@ class CHRF(Metric):
                  whitespace: bool = False, eps_smoothing: bool = False, *, n_jobs: int | None = None):
         self.__dict__.update(chrf_settings(char_order, word_order, beta, lowercase, whitespace, eps_smoothing,
                                            n_jobs=n_jobs))
-        self._factor, self._factor1 = _beta_factors(beta)
+        self._factor = _beta_factor(beta)
         self._signatures: dict = {}
 
     @property
@@ -234,18 +233,17 @@ class CHRF(Metric):
         if self.lowercase:
             lines = [t.lower() for t in lines]
         return chrf_segment_statistics(lines, rows.hyp_rows, rows.ref_rows, rows.groups, self.char_order,
-                                       self.word_order, self.whitespace, self._factor, self._factor1,
+                                       self.word_order, self.whitespace, self._factor,
                                        self.eps_smoothing, 1)
 
     def sentence_f_score(self, lines: list) -> float:
         """chrF (0-100) of one segment ``[hypothesis, *references]`` (exact ``str`` each): the
         kernel's own rows go to the F-score kernel unchecked."""
-        return float(chrf_f_scores(self.sentence_statistics(lines), self._factor, self._factor1,
-                                   self.eps_smoothing)[0])
+        return float(chrf_f_scores(self.sentence_statistics(lines), self._factor, self.eps_smoothing)[0])
 
     def f_scores(self, rows) -> np.ndarray:
         """float64[Q]: sacrebleu's ``_compute_f_score`` (0-100) of every statistics row, bit for bit."""
-        return chrf_f_scores(checked_rows(rows, self.order), self._factor, self._factor1, self.eps_smoothing)
+        return chrf_f_scores(checked_rows(rows, self.order), self._factor, self.eps_smoothing)
 
     def f_score(self, statistics_row) -> float:
         """sacrebleu's ``_compute_f_score`` (0-100) of one statistics row (or of summed rows)."""
