@@ -160,6 +160,35 @@ def test_f_measure_is_formed_only_in_its_home():
     assert sorted(set(F_PENDING) - set(found)) == []  # a site routed through qascore.prf leaves the list
 
 
+# The compiled side: a product of three factors divided (the weight, P and R over a sum, as
+# ``(1 + g2) * p * r / den``) in C or Cython code outside qs_prf.h, comments left out.
+_C_F_SHAPE = re.compile(r"[\w)\]]+\s*\*\s*[\w\]]+\s*\*\s*[\w\]]+\s*/")
+C_F_HOME = "kernels/include/qs_prf.h"
+
+
+def c_f_formulas(text: str) -> list[str]:
+    code = re.sub(r"/\*.*?\*/", "", text, flags=re.S)  # C block comments
+    lines = [line.split("#")[0].split("//")[0] for line in code.splitlines()]  # Cython and C line comments
+    return [m.group(0) for line in lines for m in _C_F_SHAPE.finditer(line)]
+
+
+def test_compiled_f_measure_is_formed_only_in_qs_prf():
+    sources = sorted([*(ROOT / "kernels").glob("*.pyx"), *(ROOT / "kernels").glob("*.pxi"),
+                      *(ROOT / "kernels" / "include").glob("*.[ch]")])
+    found = {str(p.relative_to(ROOT)): c_f_formulas(p.read_text()) for p in sources}
+    assert found[C_F_HOME]  # the scan sees the home's own formula
+    assert {rel: f for rel, f in found.items() if f and rel != C_F_HOME} == {}
+
+
+@pytest.mark.parametrize("source", ["score += factor1 * prec * rec / denom;", "f = (1 + b2) * p * r / (r + b2 * p)"])
+def test_compiled_f_scan_finds_each_shape(source):
+    assert c_f_formulas(source)
+
+
+def test_compiled_f_scan_passes_comments_and_other_divisions():
+    assert c_f_formulas("/* F = 2 * p * r / (p + r) */ x = a / b; # 2 * p * r / s\ny = n * m / d") == []
+
+
 def test_only_the_home_imports_the_prf_kernel():
     importers = sorted(rel for rel, tree in _source_trees() for node in ast.walk(tree)
                        if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("_kernels.prf"))
