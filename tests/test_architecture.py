@@ -67,6 +67,7 @@ def test_private_import_check_flags_only_imports_from_outside_the_owner(tmp_path
     (pkg / "__init__.py").write_text("")
     (pkg / "_kernels.py").write_text("")
     (pkg / "_lazy.py").write_text("")
+    (pkg / "lazy.py").write_text("__all__ = ['lazy_exports']\nlazy_exports = 1\n")
     (pkg / "lexical" / "rouge.py").write_text("__all__ = ['work']\n_work = 1\nwork = 2\nhelper = 3\n")
     (pkg / "lexical" / "bleu.py").write_text("from .rouge import _work, helper\nfrom .._kernels import f\n")
     (pkg / "stats" / "_validate.py").write_text("")
@@ -74,17 +75,20 @@ def test_private_import_check_flags_only_imports_from_outside_the_owner(tmp_path
     (pkg / "compat" / "_shapes.py").write_text("")
     (pkg / "compat" / "scorer.py").write_text(
         "from ..lexical.rouge import _work, work, helper\nfrom .._kernels import f\nfrom .. import _lazy\n"
+        "from ..lazy import lazy_exports\n"
         "from . import _shapes\nfrom ..stats.bootstrap import x\n"
         "def g():\n    import qascore.stats._validate\n")
     monkeypatch.setattr(import_graph, "PACKAGE", pkg)
     # qascore.lexical.bleu may use _kernels and rouge's unlisted helper; compat may not (nor a name of
-    # a module without __all__), but may use its own private modules and the lazy-export machinery
+    # a module without __all__, nor any private module of qascore), but may use its own private
+    # modules and the names a native module publishes (qascore.lazy.lazy_exports)
     assert import_graph.private_imports(import_graph.collect_modules()) == [
         "compat imports a name its module does not publish (qascore.lexical.rouge does not list it in __all__): "
         "qascore.compat.scorer -> qascore.lexical.rouge.helper",
         "compat imports a name its module does not publish (qascore.stats.bootstrap has no __all__): "
         "qascore.compat.scorer -> qascore.stats.bootstrap.x",
         "compat imports a private module or name: qascore.compat.scorer -> qascore._kernels.f",
+        "compat imports a private module or name: qascore.compat.scorer -> qascore._lazy",
         "private name imported across packages: qascore.compat.scorer -> qascore.lexical.rouge._work",
         "private name imported across packages: qascore.compat.scorer -> qascore.stats._validate",
     ]

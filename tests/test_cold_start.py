@@ -23,7 +23,7 @@ import qascore
 from qascore.cli import COMMANDS
 
 HEAVY = ("scipy", "numba", "llvmlite", "onnxruntime", "tokenizers", "torch", "sklearn")
-# Modules whose public names are imported on first use (qascore._lazy.lazy_exports).
+# Modules whose public names are imported on first use (qascore.lazy.lazy_exports).
 LAZY_MODULES = ("qascore.ava", "qascore.lexical", "qascore.compat.rouge_score.scoring")
 SRC = Path(qascore.__file__).resolve().parents[1]
 

@@ -27,6 +27,7 @@ PUBLIC_MODULES = (
     "qascore.errors",
     "qascore.validate",
     "qascore.prf",
+    "qascore.lazy",
     "qascore.text",
     "qascore.text.tokenizers",
     "qascore.text.sacrebleu_tokenizers",

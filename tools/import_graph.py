@@ -11,7 +11,7 @@ Every ``import`` in ``src/qascore`` counts, those inside functions too. The rule
 * ``qascore.compat`` is built as a user's code would be, on the public native API: it imports no
   private module or name from outside itself (not ``qascore._kernels`` or ``qascore._parallel``
   either), and from a native module only the names that module lists in ``__all__`` (or the
-  console script that pyproject.toml declares). ``COMPAT_MACHINERY`` names the one exception.
+  console script that pyproject.toml declares).
 
 Usage: ``python tools/import_graph.py [--write docs/dev/import-graph.md]``; exit status 1 when a
 rule is broken, with each violation on its own line. ``tests/test_architecture.py`` runs the checks.
@@ -29,12 +29,6 @@ PACKAGE = ROOT / "src" / "qascore"
 METHODS = ("lexical", "nuggets", "exam", "ava")
 FACADES = ("cli", "compat", "integrations")
 PUBLIC_ONLY = "qascore.compat"  # built on the public native API alone
-# Private modules compat may still import, each with its reason.
-COMPAT_MACHINERY = {
-    "qascore._lazy": "PEP 562 lazy exports, the import machinery every lazily exporting module uses "
-                     "(compat.rouge_score.scoring serves qascore.stats' aggregator on first use); not a native "
-                     "API, and a copy in compat would be a second home",
-}
 
 
 def module_name(path: Path) -> str:
@@ -121,8 +115,7 @@ def private_imports(modules: dict[str, Path]) -> list[str]:
             continue
         if source != owner and not source.startswith(owner + "."):
             found.append(f"private name imported across packages: {source} -> {target}")
-        elif (_in_package(source, PUBLIC_ONLY) and not _in_package(target, PUBLIC_ONLY)
-              and not any(_in_package(target, allowed) for allowed in COMPAT_MACHINERY)):
+        elif _in_package(source, PUBLIC_ONLY) and not _in_package(target, PUBLIC_ONLY):
             found.append(f"compat imports a private module or name: {source} -> {target}")
     return sorted(set(found) | set(compat_imports(modules)))
 

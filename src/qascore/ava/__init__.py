@@ -14,7 +14,7 @@
 """
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from ..lazy import lazy_exports
 
 # Each name is imported on first use (``import qascore.ava`` loads nothing else); the table below
 # says where it comes from, and must agree with these imports, which type checkers read.

@@ -5,7 +5,7 @@ Each is offered as a function over batches and as a :class:`qascore.metric.Metri
 """
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from ..lazy import lazy_exports
 
 # ``rouge`` is both a module and the function of that module exported here: importing the module
 # rebinds the package attribute, so the ROUGE names are bound at import time, after it. BLEU and

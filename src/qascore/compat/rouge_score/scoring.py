@@ -10,7 +10,7 @@ import abc
 import collections
 from typing import TYPE_CHECKING
 
-from ..._lazy import lazy_exports
+from ...lazy import lazy_exports
 from ...prf import f_score
 
 if TYPE_CHECKING:
