@@ -78,13 +78,16 @@ def load_evouna(path, *, include_improper: bool = False, aliases: bool = False) 
     Example:
 
         >>> import json, os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "NQ.json")
-        >>> json.dump([{"question": "who wrote hamlet", "golden_answer": "Shakespeare/William Shakespeare",
-        ...             "answer_fid": "Shakespeare", "judge_fid": True,
-        ...             "answer_gpt35": "Marlowe", "judge_gpt35": False}], open(path, "w"))
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "NQ.json")
+        >>> with open(path, "w") as out:
+        ...     json.dump([{"question": "who wrote hamlet", "golden_answer": "Shakespeare/William Shakespeare",
+        ...                 "answer_fid": "Shakespeare", "judge_fid": True,
+        ...                 "answer_gpt35": "Marlowe", "judge_gpt35": False}], out)
         >>> triples = load_evouna(path, aliases=True)
         >>> triples.candidates, triples.labels.tolist(), triples.systems, triples.references[0]
         (['Shakespeare', 'Marlowe'], [1, 0], ['fid', 'gpt35'], ['Shakespeare', 'William Shakespeare'])
+        >>> folder.cleanup()
 
     :param path: an EVOUNA JSON file, or ``-`` for stdin.
     :param include_improper: keep the questions EVOUNA marks improper.
@@ -220,12 +223,15 @@ def load_jsonl_triples(path, *, need_label: bool = False) -> tuple[Triples, list
     Example:
 
         >>> import os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "triples.jsonl")
-        >>> _ = open(path, "w").write(
-        ...     '{"question": "capital of France?", "reference": "Paris", "candidate": "Lyon", "label": 0}\\n')
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "triples.jsonl")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write(
+        ...         '{"question": "capital of France?", "reference": "Paris", "candidate": "Lyon", "label": 0}\\n')
         >>> triples, records = load_jsonl_triples(path, need_label=True)
         >>> triples.references, triples.labels.tolist(), records[0]["candidate"]
         ([['Paris']], [0], 'Lyon')
+        >>> folder.cleanup()
 
     :param path: a JSONL file (``-``: stdin) of ``question``, ``reference`` (a string or a list),
         ``candidate`` and optional ``label`` and ``system``.
@@ -276,12 +282,15 @@ def read_as2(path) -> list[As2Question]:
     Example:
 
         >>> import json, os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "as2.jsonl")
-        >>> _ = open(path, "w").write(json.dumps({"question": "who wrote hamlet", "candidates": [
-        ...     {"sentence": "Shakespeare wrote Hamlet.", "label": 1},
-        ...     {"sentence": "Hamlet is a prince.", "label": 0}]}))
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "as2.jsonl")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write(json.dumps({"question": "who wrote hamlet", "candidates": [
+        ...         {"sentence": "Shakespeare wrote Hamlet.", "label": 1},
+        ...         {"sentence": "Hamlet is a prince.", "label": 0}]}))
         >>> read_as2(path)[0].labels
         [1, 0]
+        >>> folder.cleanup()
 
     :param path: a JSONL or WikiQA TSV file, or ``-``.
     :returns: the questions, each an ``As2Question`` (question, sentences, labels, line).
@@ -367,14 +376,17 @@ def load_as2_as_ava(path, *, construction: str = "pairs", seed: int = 13, max_pa
     Example:
 
         >>> import json, os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "as2.jsonl")
-        >>> _ = open(path, "w").write(json.dumps({"question": "who wrote hamlet", "candidates": [
-        ...     {"sentence": "Shakespeare wrote Hamlet.", "label": 1},
-        ...     {"sentence": "Hamlet is by Shakespeare.", "label": 1},
-        ...     {"sentence": "Hamlet is a prince.", "label": 0}]}))
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(folder.name, "as2.jsonl")
+        >>> with open(path, "w") as out:
+        ...     _ = out.write(json.dumps({"question": "who wrote hamlet", "candidates": [
+        ...         {"sentence": "Shakespeare wrote Hamlet.", "label": 1},
+        ...         {"sentence": "Hamlet is by Shakespeare.", "label": 1},
+        ...         {"sentence": "Hamlet is a prince.", "label": 0}]}))
         >>> triples = load_as2_as_ava(path)
         >>> triples.candidates[:2], triples.labels.tolist()
         (['Hamlet is by Shakespeare.', 'Hamlet is a prince.'], [1, 0, 1, 0])
+        >>> folder.cleanup()
 
     :param path: an AS2 file (see :func:`read_as2`).
     :param construction: ``pairs``, ``one_reference`` or ``sentences``.
