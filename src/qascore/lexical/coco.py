@@ -26,7 +26,8 @@ _TINY = 1e-15
 _SMALL = 1e-9
 
 
-__all__ = ["CocoBleu", "MsMarcoScores", "coco_bleu", "coco_rouge_l", "score_msmarco"]
+__all__ = ["CocoBleu", "MsMarcoScores", "MsMarcoTotals", "coco_bleu", "coco_rouge_l", "msmarco_pair",
+           "score_msmarco"]
 
 
 @dataclass
@@ -166,7 +167,26 @@ class MsMarcoScores:
 
 def msmarco_pair(record: MsMarcoRecord, candidate: MsMarcoRecord | None, lowercase: bool) -> tuple | None:
     """(candidate text, reference answers) as the v1.1 script scores a query (a missing candidate
-    is the empty answer); None for a query without reference answers, which it skips."""
+    is the empty answer), for :meth:`MsMarcoTotals.add`; None for a query without reference
+    answers, which it skips.
+
+    Example:
+
+        >>> from qascore.lexical.coco import msmarco_pair
+        >>> from qascore.lexical.formats import MsMarcoRecord
+        >>> reference = MsMarcoRecord(1, ("The cat sat", "A cat sat"), "references.jsonl", 1)
+        >>> msmarco_pair(reference, MsMarcoRecord(1, ("A Cat",), "candidates.jsonl", 1), lowercase=True)
+        ('a cat', ['the cat sat', 'a cat sat'])
+        >>> msmarco_pair(reference, None, lowercase=False)  # no candidate: the empty answer
+        ('', ['The cat sat', 'A cat sat'])
+        >>> msmarco_pair(MsMarcoRecord(2, (), "references.jsonl", 2), None, lowercase=True) is None
+        True
+
+    :param record: the query's reference record.
+    :param candidate: its candidate record, or None when the run has none.
+    :param lowercase: lower-case both sides.
+    :returns: ``(candidate text, answers)``, or None.
+    """
     if not record.answers:
         return None
     text = candidate.answers[0] if candidate is not None and candidate.answers else ""
@@ -179,7 +199,32 @@ def msmarco_pair(record: MsMarcoRecord, candidate: MsMarcoRecord | None, lowerca
 class MsMarcoTotals:
     """MS MARCO scores built up from runs of queries in reference order (:meth:`add`), equal to one
     pass over all of them: BLEU from integer sums, ROUGE-L the mean of every query's value (kept as
-    8 bytes a query; the texts are not kept). ``per_question`` also keeps the query ids."""
+    8 bytes a query; the texts are not kept). ``per_question`` also keeps the query ids and
+    per-query ROUGE-L for :class:`MsMarcoScores`. :func:`score_msmarco` is one run of it.
+
+    Example:
+
+        >>> from qascore.lexical.coco import MsMarcoTotals, msmarco_pair, score_msmarco
+        >>> from qascore.lexical.formats import MsMarcoRecord
+        >>> references = {1: MsMarcoRecord(1, ("the cat sat on the mat",), "-", 1),
+        ...               2: MsMarcoRecord(2, ("a dog barked",), "-", 2)}
+        >>> candidates = {1: MsMarcoRecord(1, ("a cat sat on the mat",), "-", 1),
+        ...               2: MsMarcoRecord(2, ("the dog barked",), "-", 2)}
+        >>> totals = MsMarcoTotals()
+        >>> for qid, reference in references.items():  # a query at a time, in reference order
+        ...     text, answers = msmarco_pair(reference, candidates.get(qid), lowercase=True)
+        ...     _ = totals.add([qid], [text], [answers])
+        >>> streamed = totals.result(n_missing_candidates=0, n_unused_candidates=0)
+        >>> whole = score_msmarco(candidates, references)
+        >>> (streamed.rouge_l, streamed.bleu) == (whole.rouge_l, whole.bleu), round(streamed.rouge_l, 4)
+        (True, 0.75)
+
+    :param lowercase: whether the texts given to :meth:`add` were lower-cased (recorded in the
+        signature; :func:`msmarco_pair` does the lower-casing).
+    :param max_order: the longest n-gram of BLEU.
+    :param per_question: also keep each query's id and ROUGE-L.
+    :param n_jobs: threads (None: the library's default).
+    """
 
     def __init__(self, *, lowercase: bool = True, max_order: int = 4, per_question: bool = False,
                  n_jobs: int | None = None) -> None:
@@ -190,7 +235,13 @@ class MsMarcoTotals:
         self.question_ids: list = []
 
     def add(self, ids: list, candidates: list[str], references: list[list[str]]) -> np.ndarray:
-        """Score the next queries (:func:`msmarco_pair`'s texts); returns their ROUGE-L."""
+        """Score the next queries (:func:`msmarco_pair`'s texts) and add them to the totals.
+
+        :param ids: the queries' ids (kept with ``per_question``).
+        :param candidates: one candidate text per query.
+        :param references: the reference answers of each query.
+        :returns: their ROUGE-L, one per query.
+        """
         correct, guess, testlen, reflen = coco_bleu_counts(candidates, references, self.max_order, self.n_jobs)
         self.correct = [a + b for a, b in zip(self.correct, correct)]
         self.guess = [a + b for a, b in zip(self.guess, guess)]
@@ -203,6 +254,12 @@ class MsMarcoTotals:
         return rouge
 
     def result(self, n_missing_candidates: int, n_unused_candidates: int) -> MsMarcoScores:
+        """The corpus figures of every query added, with the counts of reference queries without a
+        candidate and of candidates without a reference (reported, not scored).
+
+        :returns: :class:`MsMarcoScores`.
+        :raises ValueError: when no query was added.
+        """
         if not self.rouge:
             raise ValueError("no reference query has answers: there is nothing to score")
         rouge = np.frombuffer(self.rouge, dtype=np.float64).copy()
