@@ -31,8 +31,8 @@ from ..text.tokenizers import Tokenizer, TokenizerBase
 from ..validate import MAX_ORDER, check_flag, check_int, check_real
 from .segments import Segments, pack_token_lists, segment_lines, single_segment_lines
 
-__all__ = ["BLEU", "SMOOTH_DEFAULTS", "bleu_aggregate", "bleu_from_statistics", "bleu_of_counts", "bleu_statistics",
-           "corpus_bleu", "sentence_bleu"]
+__all__ = ["BLEU", "SMOOTH_DEFAULTS", "BleuStatistics", "bleu_aggregate", "bleu_from_statistics", "bleu_of_counts",
+           "bleu_statistics", "corpus_bleu", "sentence_bleu"]
 
 # sacrebleu's smoothing methods and each one's default smooth_value (None: the method has none)
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
@@ -40,7 +40,28 @@ SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 
 @dataclass
 class BleuStatistics:
-    """Per-segment sufficient statistics; sums of rows give corpus statistics."""
+    """Per-segment sufficient statistics of BLEU, one row per hypothesis, as
+    :meth:`BLEU.segment_statistics` returns them; the sums of the rows are the corpus statistics
+    (:func:`bleu_statistics`), and ``len()`` is the number of segments.
+
+    Example:
+
+        >>> from qascore.lexical.bleu import BLEU
+        >>> stats = BLEU().segment_statistics(["the cat sat on the mat", "a dog barked"],
+        ...                                   [["the cat sat on a mat"], ["the dog barked loudly", "a dog barked"]])
+        >>> len(stats), stats.sys_len.tolist(), stats.ref_len.tolist()
+        (2, [6, 3], [6, 3])
+        >>> stats.correct.tolist(), stats.total.tolist()  # 1- to 4-grams: clipped matches, hypothesis n-grams
+        ([[5, 3, 2, 1], [3, 2, 1, 0]], [[6, 5, 4, 3], [3, 2, 1, 0]])
+        >>> stats.correct.sum(axis=0).tolist()  # the corpus's matches
+        [8, 5, 3, 1]
+
+    :param sys_len: int64[Q], each hypothesis's length in tokens.
+    :param ref_len: int64[Q], the reference length closest to it (ties go to the shorter one).
+    :param correct: int64[Q, N], clipped n-gram matches for n = 1..N (each n-gram's count clipped
+        to its largest count in one reference).
+    :param total: int64[Q, N], the hypothesis's n-grams for n = 1..N.
+    """
 
     sys_len: np.ndarray  # int64[Q]
     ref_len: np.ndarray  # int64[Q], closest reference length (ties -> shorter)
@@ -392,7 +413,8 @@ class BLEU(Metric):
 
     # -- statistics -------------------------------------------------------------------------
     def segment_statistics(self, hypotheses, references) -> BleuStatistics:
-        """Sufficient statistics of every hypothesis against its own list of references."""
+        """Sufficient statistics of every hypothesis against its own list of references, one row
+        each (:class:`BleuStatistics`)."""
         return self.segment_statistics_of(segment_lines(hypotheses, references))
 
     def segment_statistics_of(self, seg: Segments) -> BleuStatistics:

@@ -12,7 +12,7 @@ import re
 
 from ..errors import MissingResourceError
 
-__all__ = ["SENTENCE_RULES", "split_sentences"]
+__all__ = ["SENTENCE_RULES", "nltk_sentences", "split_sentences"]
 
 SENTENCE_RULES = ("punctuation", "lines", "nltk")
 
@@ -51,8 +51,24 @@ def split_sentences(text: str, rule: str = "punctuation") -> list[str]:
 
 
 def nltk_sentences(text: str) -> list[str]:
-    """``nltk.sent_tokenize(text)``: an ImportError without nltk, a :class:`MissingResourceError`
-    naming the download without its Punkt model."""
+    """``nltk.sent_tokenize(text)``, the sentences of rouge-score's ``split_summaries`` (the
+    ``"nltk"`` rule of :func:`split_sentences`, which also drops empty ones), with one-line errors
+    when NLTK or its data is missing. A call on any text checks both, as ``qascore rouge
+    --split-summaries`` does before reading its input.
+
+    Example (skipped in the doctests: NLTK's Punkt model ``punkt_tab`` is a separate download,
+    absent where the tests run offline):
+
+        >>> from qascore.text.sentences import nltk_sentences
+        >>> nltk_sentences("It rained. Then none.")  # doctest: +SKIP
+        ['It rained.', 'Then none.']
+
+    :param text: the text.
+    :returns: its sentences, as NLTK gives them.
+    :raises ImportError: without nltk installed.
+    :raises qascore.errors.MissingResourceError: without the ``punkt_tab`` data, naming the
+        command that downloads it.
+    """
     try:
         import nltk
     except ImportError:
