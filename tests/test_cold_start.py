@@ -197,7 +197,7 @@ def test_lazy_names_agree_with_the_type_checking_imports(module_name):
         module.not_a_name  # noqa: B018
 
 
-PACKAGES_WITH_ALL = ("qascore.ava", "qascore.compat.rouge_score", "qascore.compat.sacrebleu",
+PACKAGES_WITH_ALL = ("qascore.ava", "qascore.cli", "qascore.compat.rouge_score", "qascore.compat.sacrebleu",
                      "qascore.compat.sacrebleu.dataset", "qascore.compat.sacrebleu.metrics",
                      "qascore.compat.sacrebleu.tokenizers", "qascore.exam", "qascore.judges", "qascore.lexical", "qascore.nuggets",
                      "qascore.runtime", "qascore.stats", "qascore.text")

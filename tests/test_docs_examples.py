@@ -58,6 +58,7 @@ PUBLIC_MODULES = (
     "qascore.compat.rouge_score.tokenize",
     "qascore.compat.rouge_score.tokenizers",
     "qascore.compat.sacrebleu",
+    "qascore.cli",
 )
 
 # Public callables without an example, each with the reason.

@@ -20,6 +20,8 @@ from typing import NoReturn
 
 from .. import __version__
 
+__all__ = ["main"]
+
 # Subcommand -> (its module, the line ``qascore --help`` shows). ``qascore --help`` lists them all
 # without importing any; the module of the subcommand named on the command line is imported to
 # build its options. Each defines ``register(parser)``: it fills in its subcommand's parser and
@@ -86,6 +88,36 @@ def named_command(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``qascore`` command line ``argv`` (the console script ``qascore`` calls it with
+    none) and return its exit status: 0, 2 after an error the user can cause (one line on
+    stderr), 128 + a signal's number when SIGINT, SIGTERM or SIGHUP ends the run. The
+    subcommands and their options are in the command-line guide (``docs/cli.md``).
+
+    Example:
+
+        >>> import os, tempfile
+        >>> from qascore.cli import main
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> predictions, references = (os.path.join(folder.name, name) for name in ("p.txt", "r.txt"))
+        >>> with open(predictions, "w") as out:
+        ...     _ = out.write("the cat sat on the mat\\na dog barked\\n")
+        >>> with open(references, "w") as out:
+        ...     _ = out.write("the cat sat on a mat\\nthe dog barked\\n")
+        >>> main(["rouge", "-p", predictions, "-r", references, "--types", "rouge1,rougeL"])
+        type        precision     recall          F   (mean over 2)
+        rouge1        0.75000    0.75000    0.75000
+        rougeL        0.75000    0.75000    0.75000
+        signature: qascore:rouge|types:rouge1,rougeL|tok:rouge|stem:no|multiref:best_f|version:...
+        0
+        >>> main(["rouge", "-p", predictions, "-r", os.path.join(folder.name, "missing.txt")])  # one line on stderr
+        2
+        >>> folder.cleanup()
+
+    :param argv: the arguments after ``qascore`` (None: ``sys.argv[1:]``).
+    :returns: the exit status.
+    :raises SystemExit: for ``--help``, ``--version`` and a usage error found while parsing
+        (status 0 or 2, with one line on stderr for the error), as argparse does.
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
     command = named_command(argv)
     prog = "qascore" if command is None or command not in COMMANDS else f"qascore {command}"
