@@ -445,7 +445,7 @@ _EXACT_FLOAT_INT = 2**53  # integers beyond this are not all representable as fl
 
 
 def as_float_array(values, name: str, ndim: int, order_only: bool = False) -> np.ndarray:
-    """A C-contiguous float64 array of exactly ndim dimensions; anything else is a TypeError/ValueError.
+    """A writeable C-contiguous float64 array of exactly ndim dimensions; anything else is a TypeError/ValueError.
 
     ``None`` is an error naming where it sits (numpy would read it as NaN). With ``order_only``
     (rank statistics), integers beyond 2**53, which float64 would round into false ties, are
@@ -490,7 +490,10 @@ def as_float_array(values, name: str, ndim: int, order_only: bool = False) -> np
     if arr.ndim != ndim:
         shape = "a 1-D sequence" if ndim == 1 else "a 2-D array (rows x items)"
         raise ValueError(f"{name} must be {shape}, got an array of shape {arr.shape}")
-    return np.ascontiguousarray(arr)
+    arr = np.ascontiguousarray(arr)
+    # A read-only array (a float pandas Series' values under copy-on-write) is another array type
+    # to Numba: the statistics' kernels would compile a second time for it.
+    return arr if arr.flags.writeable else arr.copy()
 
 
 def as_sequence(values, name: str):
