@@ -46,7 +46,6 @@ SPEARMAN = 5
 PEARSON = 6
 RMSE = 7
 R2 = 8
-MEAN_DIFF = 9
 
 # Fields of the Kendall count vector (int64), in this order.
 K_N, K_DIS, K_CON, K_TOT, K_XTIE, K_YTIE, K_NTIE, K_X0, K_X1, K_Y0, K_Y1, K_NXD, K_NYD = range(13)
@@ -364,12 +363,15 @@ def resampled_sum(a, seed, replicate, scratch):
 
 
 # ---------------------------------------------------------------- ranks and Kendall counts
+# The rank statistics work from sort orders (*_from_orders): one pair from Python takes numpy's
+# sorts (SIMD, and nothing for Numba to compile), the kernels over rows and replicates sort in
+# Numba (kendall_counts, spearman). Any order that sorts a sample gives the same ranks and counts.
 
 @njit(**_JIT)
-def average_ranks(a, out):
-    """scipy.stats.rankdata(a, 'average') into out (1-based, ties get the mean of their ranks)."""
+def average_ranks_from_order(a, order, out):
+    """scipy.stats.rankdata(a, 'average') into out (1-based, ties get the mean of their ranks);
+    order sorts a."""
     n = a.shape[0]
-    order = np.argsort(a, kind="mergesort")
     i = 0
     while i < n:
         j = i + 1
@@ -433,90 +435,12 @@ def _group_stats_small(v):
 
 
 @njit(**_JIT)
-def _count_inversions(a, buf):
-    """Strict inversions (i < j, a[i] > a[j]) of a, by bottom-up merge sort; sorts a in place."""
-    n = a.shape[0]
-    inv = 0
-    width = 1
-    src = a
-    dst = buf
-    while width < n:
-        lo = 0
-        while lo < n:
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i = lo
-            j = mid
-            k = lo
-            while i < mid and j < hi:
-                if src[j] < src[i]:
-                    dst[k] = src[j]
-                    inv += mid - i
-                    j += 1
-                else:
-                    dst[k] = src[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                dst[k] = src[i]
-                i += 1
-                k += 1
-            while j < hi:
-                dst[k] = src[j]
-                j += 1
-                k += 1
-            lo = hi
-        src, dst = dst, src
-        width *= 2
-    return inv
-
-
-@njit(**_JIT)
-def kendall_counts(x, y, counts):
-    """Pair counts of (x, y) into counts (layout K_*): O(n^2) for small n, O(n log n) otherwise."""
-    n = x.shape[0]
+def _store_counts(counts, n, dis, ntie, x_stats, y_stats):
+    """The count vector (layout K_*) from the discordant and jointly tied pairs and each sample's
+    _run_stats."""
     tot = n * (n - 1) // 2
-    if n < _SMALL_N:
-        xtie, x0, x1, nxd = _group_stats_small(x)
-        ytie, y0, y1, nyd = _group_stats_small(y)
-        dis = 0
-        ntie = 0
-        for i in range(n):
-            for j in range(i + 1, n):
-                dx = x[i] - x[j]
-                dy = y[i] - y[j]
-                if dx == 0.0:
-                    if dy == 0.0:
-                        ntie += 1
-                elif dy != 0.0 and (dx > 0.0) != (dy > 0.0):
-                    dis += 1
-    else:
-        xtie, x0, x1, nxd = _run_stats(np.sort(x))
-        ytie, y0, y1, nyd = _run_stats(np.sort(y))
-        # Sort by y, then stably by x: equal-x runs stay in ascending y, so strict inversions of
-        # y's dense ranks are exactly the discordant pairs (the approach of scipy's kendalltau).
-        perm = np.argsort(y, kind="mergesort")
-        ys = y[perm]
-        xs = x[perm]
-        yr = np.empty(n, np.int64)
-        r = 0
-        for i in range(n):
-            if i > 0 and ys[i] != ys[i - 1]:
-                r += 1
-            yr[i] = r
-        perm2 = np.argsort(xs, kind="mergesort")
-        xs2 = xs[perm2]
-        yr2 = yr[perm2]
-        ntie = 0
-        i = 0
-        while i < n:
-            j = i + 1
-            while j < n and xs2[j] == xs2[i] and yr2[j] == yr2[i]:
-                j += 1
-            c = j - i
-            ntie += c * (c - 1) // 2
-            i = j
-        dis = _count_inversions(yr2, np.empty(n, np.int64))
+    xtie, x0, x1, nxd = x_stats
+    ytie, y0, y1, nyd = y_stats
     counts[K_N] = n
     counts[K_DIS] = dis
     counts[K_CON] = tot - xtie - ytie + ntie - dis
@@ -531,391 +455,6 @@ def kendall_counts(x, y, counts):
     counts[K_NXD] = nxd
     counts[K_NYD] = nyd
 
-
-@njit(**_JIT)
-def kendall_from_counts(counts, code):
-    """Tau-a/b/c or gamma from a count vector, in scipy's operation order; NaN where undefined."""
-    n = counts[K_N]
-    tot = counts[K_TOT]
-    xtie = counts[K_XTIE]
-    ytie = counts[K_YTIE]
-    if n < 2 or xtie == tot or ytie == tot:
-        return np.nan
-    cmd = counts[K_CON] - counts[K_DIS]
-    if code == KENDALL_B:
-        tau = cmd / np.sqrt(float(tot - xtie)) / np.sqrt(float(tot - ytie))
-    elif code == KENDALL_A:
-        tau = cmd / float(tot)
-    elif code == KENDALL_C:
-        m = min(counts[K_NXD], counts[K_NYD])
-        tau = 2 * cmd / (float(n * n * (m - 1)) / m)
-    else:  # GAMMA
-        both = counts[K_CON] + counts[K_DIS]
-        if both == 0:
-            return np.nan
-        tau = cmd / float(both)
-    return min(1.0, max(-1.0, tau))
-
-
-# ---------------------------------------------------------------- Pearson and friends
-
-@njit(**_JIT)
-def pearson(x, y):
-    """scipy.stats.pearsonr's statistic: centred, max-scaled norms, clipped; NaN if constant."""
-    n = x.shape[0]
-    cx = True
-    cy = True
-    for i in range(1, n):
-        if x[i] != x[0]:
-            cx = False
-        if y[i] != y[0]:
-            cy = False
-    if cx or cy:
-        return np.nan
-    xm = x - mean(x)
-    ym = y - mean(y)
-    xmax = np.max(np.abs(xm))
-    ymax = np.max(np.abs(ym))
-    normx = xmax * np.sqrt(pairwise_sum((xm / xmax) ** 2, 0, n))
-    normy = ymax * np.sqrt(pairwise_sum((ym / ymax) ** 2, 0, n))
-    r = pairwise_sum((xm / normx) * (ym / normy), 0, n)
-    r = min(1.0, max(-1.0, r))
-    if n == 2:
-        r = np.round(r)
-    return r
-
-
-@njit(**_JIT)
-def spearman(x, y):
-    """Pearson correlation of average ranks (scipy.stats.spearmanr's statistic)."""
-    n = x.shape[0]
-    rx = np.empty(n)
-    ry = np.empty(n)
-    average_ranks(x, rx)
-    average_ranks(y, ry)
-    cx = True
-    cy = True
-    for i in range(1, n):
-        if x[i] != x[0]:
-            cx = False
-        if y[i] != y[0]:
-            cy = False
-    if cx or cy:
-        return np.nan
-    # np.corrcoef's order: covariance by dot products, divided by the two standard deviations.
-    xm = rx - mean(rx)
-    ym = ry - mean(ry)
-    f = 1.0 / (n - 1)
-    sxy = pairwise_sum(xm * ym, 0, n) * f
-    sxx = pairwise_sum(xm * xm, 0, n) * f
-    syy = pairwise_sum(ym * ym, 0, n) * f
-    r = sxy / np.sqrt(sxx) / np.sqrt(syy)
-    return min(1.0, max(-1.0, r))
-
-
-@njit(**_JIT)
-def rmse(x, y):
-    return np.sqrt(mean((x - y) ** 2))
-
-
-@njit(**_JIT)
-def r2_determination(y_true, y_pred):
-    """1 - SS_res / SS_tot (scikit-learn's r2_score); NaN when y_true is constant."""
-    n = y_true.shape[0]
-    res = pairwise_sum((y_true - y_pred) ** 2, 0, n)
-    tot = pairwise_sum((y_true - mean(y_true)) ** 2, 0, n)
-    if tot == 0.0:
-        return np.nan
-    return 1.0 - res / tot
-
-
-@njit(inline="always", **_JIT)  # one call site: inlining spares a re-optimisation of the whole tree
-def statistic(code, x, y):
-    """One statistic of a paired sample by code (MEAN uses x only)."""
-    if code == MEAN:
-        return mean(x)
-    if code == MEAN_DIFF:
-        return mean(x) - mean(y)
-    if code == PEARSON:
-        return pearson(x, y)
-    if code == SPEARMAN:
-        return spearman(x, y)
-    if code == RMSE:
-        return rmse(x, y)
-    if code == R2:
-        return r2_determination(x, y)
-    counts = np.empty(K_FIELDS, np.int64)
-    kendall_counts(x, y, counts)
-    return kendall_from_counts(counts, code)
-
-
-# ---------------------------------------------------------------- batched over rows
-# Every parallel kernel's loop body is one call to a serial worker: Numba's parfor passes then
-# see a tiny body, which keeps the first-call compile time down.
-
-@njit(**_JIT)
-def _row_pair(x, y, omit):
-    has_nan = False
-    for i in range(x.shape[0]):
-        if np.isnan(x[i]) or np.isnan(y[i]):
-            has_nan = True
-            break
-    if not (has_nan and omit):
-        return x.copy(), y.copy(), has_nan
-    keep = ~(np.isnan(x) | np.isnan(y))
-    return x[keep], y[keep], has_nan
-
-
-# ---------------------------------------------------------------- one statistic per sample of a batch
-# statistic_batch is the only kernel that links the statistic() tree: every kernel linking it
-# re-optimises the whole tree on its first compile (tens of seconds), so rows (statistics and
-# Kendall counts), bootstrap replicates, leaderboard replicates, the jackknife and single values
-# from Python all go through this one kernel.
-
-ROWS = 0  # sample r is row r of (X, Y), NaN pairs omitted or flagged (see _row_pair)
-DRAWN = 1  # sample r is (X[0], Y[0]) at draw_indices(seed, r, n)
-GIVEN = 2  # sample r is (X[0], Y[0]) at given_idx[r] (e.g. drawn by numpy as scipy does)
-LEAVE_ONE_OUT = 3  # sample r is (X[0], Y[0]) without item r (the jackknife)
-COLUMN_MEANS = 4  # sample r is (row means of X, row means of Y) over the columns draw_indices draws
-ROW_COUNTS = 5  # as ROWS, but the Kendall counts of row r go to counts_out[r] (zeros if NaN propagates)
-
-
-@njit(**_JIT)
-def _resampled_row_means(X, idx):
-    m = idx.shape[0]
-    means = np.empty(X.shape[0])
-    for s in range(X.shape[0]):
-        means[s] = gathered_pairwise_sum(X[s], idx, 0, m) / m
-    return means
-
-
-@njit(**_JIT)
-def _replicate_indices(source, seed, r, n, given_idx):
-    if source == GIVEN:
-        return given_idx[r].copy()
-    if source == LEAVE_ONE_OUT:
-        idx = np.empty(n - 1, np.int64)
-        idx[:r] = np.arange(r)
-        idx[r:] = np.arange(r + 1, n)
-        return idx
-    idx = np.empty(n, np.int64)
-    draw_indices(seed, r, n, idx, _stream_scratch())
-    return idx
-
-
-@njit(**_JIT)
-def _batch_sample(code, X, Y, source, r, seed, given_idx, omit, out, n_out, nan_rows, counts_out):
-    if source == ROWS or source == ROW_COUNTS:
-        x, y, has_nan = _row_pair(X[r], Y[r], omit)
-        nan_rows[r] = has_nan
-        if source == ROW_COUNTS:
-            if has_nan and not omit:
-                counts_out[r, :] = 0
-            else:
-                kendall_counts(x, y, counts_out[r])
-            return
-        n_out[r] = x.shape[0]
-        if (has_nan and not omit) or x.shape[0] < 2:
-            out[r] = np.nan
-            return
-    else:
-        idx = _replicate_indices(source, seed, r, X.shape[1], given_idx)
-        if source == COLUMN_MEANS:  # leaderboards: systems x queries, queries resampled
-            x = _resampled_row_means(X, idx)
-            y = _resampled_row_means(Y, idx)
-        elif code == MEAN:
-            out[r] = gathered_pairwise_sum(X[0], idx, 0, idx.shape[0]) / idx.shape[0]
-            return
-        else:
-            x = X[0][idx]
-            y = Y[0][idx]
-    out[r] = statistic(code, x, y)
-
-
-@_parallel_njit
-def statistic_batch(code, X, Y, source, seed, given_idx, omit, out, n_out, nan_rows, counts_out):
-    """out[r] = the statistic of sample r (see ROWS .. ROW_COUNTS) for r < out.shape[0].
-
-    n_out (the pairs used) is written for ROWS only, nan_rows (whether the row had NaN) for ROWS
-    and ROW_COUNTS, counts_out for ROW_COUNTS only (out is then untouched).
-    """
-    for r in prange(out.shape[0]):
-        _batch_sample(code, X, Y, source, np.int64(r), seed, given_idx, omit, out, n_out, nan_rows, counts_out)
-
-
-NO_INDICES = np.empty((0, 0), np.int64)
-_NO_COUNTS = np.empty(0, np.int64)
-_NO_FLAGS = np.empty(0, np.bool_)
-_NO_KENDALL_COUNTS = np.empty((0, K_FIELDS), np.int64)
-
-
-def rows_kendall(X, Y, omit, counts_out, nan_rows):
-    """Kendall counts of each row pair; NaN pairs dropped (omit) or flagged (propagate)."""
-    statistic_batch(KENDALL_B, X, Y, ROW_COUNTS, 0, NO_INDICES, omit, np.empty(X.shape[0]), _NO_COUNTS,
-                    nan_rows, counts_out)
-
-
-def rows_statistic(code, X, Y, omit, out, n_out, nan_rows):
-    """A Pearson-type statistic of each row pair with the NaN handling of rows_kendall."""
-    statistic_batch(code, X, Y, ROWS, 0, NO_INDICES, omit, out, n_out, nan_rows, _NO_KENDALL_COUNTS)
-
-
-def resampled_statistic(code, x, y, source, seed, given_idx, out):
-    """The statistic of (x, y) on out.shape[0] samples: DRAWN, GIVEN or LEAVE_ONE_OUT."""
-    statistic_batch(code, x.reshape(1, -1), y.reshape(1, -1), source, seed, given_idx, False, out,
-                    _NO_COUNTS, _NO_FLAGS, _NO_KENDALL_COUNTS)
-
-
-def resampled_leaderboard_statistic(code, A, B, seed, out):
-    """The statistic between the system means of A and B (systems x queries) over resampled queries."""
-    statistic_batch(code, A, B, COLUMN_MEANS, seed, NO_INDICES, False, out, _NO_COUNTS, _NO_FLAGS,
-                    _NO_KENDALL_COUNTS)
-
-
-def statistic_of(code, x, y):
-    """statistic(code, x, y) of one finite sample, computed by statistic_batch."""
-    out = np.empty(1)
-    statistic_batch(code, np.ascontiguousarray(x, np.float64).reshape(1, -1),
-                    np.ascontiguousarray(y, np.float64).reshape(1, -1), ROWS, 0, NO_INDICES, False, out,
-                    np.empty(1, np.int64), np.zeros(1, np.bool_), _NO_KENDALL_COUNTS)
-    return float(out[0])
-
-
-# ---------------------------------------------------------------- resampling means
-
-_REPLICATES_PER_TASK = 8  # replicates sharing one scratch allocation
-
-
-@njit(**_JIT)
-def _mean_differences(d, seed, start, stop, out):
-    scratch = _stream_scratch()
-    for b in range(start, stop):
-        out[b] = resampled_sum(d, seed, b, scratch) / d.shape[0]
-
-
-@_parallel_njit
-def bootstrap_mean_difference(d, n_resamples, seed, out):
-    """Mean of resampled per-item differences (system X minus Y), one value per replicate."""
-    for c in prange((n_resamples + _REPLICATES_PER_TASK - 1) // _REPLICATES_PER_TASK):
-        _mean_differences(d, seed, c * _REPLICATES_PER_TASK, min(n_resamples, (c + 1) * _REPLICATES_PER_TASK), out)
-
-
-@njit(**_JIT)
-def _resample_mean_row(matrix, col, idx, b, out):
-    n = idx.shape[1]
-    n_m = matrix.shape[1]
-    if n_m == 1:
-        out[b, 0] = gathered_pairwise_sum(col, idx[b], 0, n) / n
-        return
-    acc = matrix[idx[b, 0]].copy()
-    for i in range(1, n):
-        row = matrix[idx[b, i]]
-        for m in range(n_m):
-            acc[m] += row[m]
-    for m in range(n_m):
-        out[b, m] = acc[m] / n
-
-
-@_parallel_njit
-def resample_means_rows(matrix, idx, out):
-    """rouge-score's bootstrap: out[b, m] = mean over rows idx[b] of matrix[:, m].
-
-    numpy's ``matrix[idx].mean(axis=0)`` adds rows one after another for a 2-D matrix, except
-    with a single column, where the reduction is contiguous and pairwise; follow both.
-    """
-    col = np.ascontiguousarray(matrix[:, 0])
-    for b in prange(idx.shape[0]):
-        _resample_mean_row(matrix, col, idx, np.int64(b), out)
-
-
-@njit(**_JIT)
-def kendall_exact_pvalue(n, c, alternative):
-    """scipy.stats._mstats_basic._kendall_p_exact ported (alternative: 0 two-sided, 1 less, 2 greater)."""
-    half = (n * (n - 1)) // 2
-    in_right_tail = c >= half - c
-    c = min(c, half - c)
-    p_mass = 0.0
-    if n == 1:
-        prob = 1.0
-        p_mass = 1.0
-    elif n == 2:
-        prob = 1.0
-        p_mass = 0.5
-    elif c == 0:
-        prob = 2.0 / _FACTORIAL[n] if n < 171 else 0.0
-        p_mass = prob / 2
-    elif c == 1:
-        prob = 2.0 / _FACTORIAL[n - 1] if n < 172 else 0.0
-        p_mass = (n - 1) / _FACTORIAL[n] if n < 171 else 0.0
-    elif 4 * c == n * (n - 1) and alternative == 0:
-        prob = 1.0
-    else:
-        new = np.zeros(c + 1)
-        new[0] = 1.0
-        new[1] = 1.0
-        scaled = n >= 171
-        for j in range(3, n + 1):
-            new = np.cumsum(new)
-            if scaled:
-                new = new / j
-            if j <= c:
-                new[j:] -= new[: c + 1 - j].copy()
-        if scaled:
-            prob = pairwise_sum(new, 0, c + 1)
-            p_mass = new[-1] / 2
-        else:
-            prob = 2.0 * pairwise_sum(new, 0, c + 1) / _FACTORIAL[n]
-            p_mass = new[-1] / _FACTORIAL[n]
-    if alternative != 0:
-        if in_right_tail == (alternative == 2):
-            prob /= 2
-        else:
-            prob = 1 - prob / 2 + p_mass
-    return min(1.0, max(0.0, prob))
-
-
-def _factorials():
-    import math
-
-    return np.array([float(math.factorial(k)) for k in range(171)])
-
-
-_FACTORIAL = _factorials()
-
-
-@njit(**_JIT)
-def kendall_rows_from_counts(counts, code, out):
-    for r in range(counts.shape[0]):
-        out[r] = kendall_from_counts(counts[r], code)
-
-
-@njit(**_JIT)
-def _sign_flip_mean(d, b, seed):
-    n = d.shape[0]
-    state = _stream_start(seed, b)
-    flipped = np.empty(n)
-    bits = np.uint64(0)
-    for i in range(n):
-        if i % 64 == 0:
-            state += _GOLDEN
-            bits = _mix64(state)
-        flipped[i] = -d[i] if (bits >> np.uint64(i % 64)) & np.uint64(1) else d[i]
-    return pairwise_sum(flipped, 0, n) / n
-
-
-@_parallel_njit
-def sign_flip_means(d, n_resamples, seed, out):
-    """Randomisation (Fisher) test replicates: mean of d with each sign flipped by a fair coin.
-
-    Coins are the bits of the (seed, replicate)-keyed splitmix64 counter that seeds draw_indices'
-    lanes, 64 per output.
-    """
-    for b in prange(n_resamples):
-        out[b] = _sign_flip_mean(d, np.int64(b), seed)
-
-
-# ---------------------------------------------------------------- Kendall for one large pair
-# numpy's SIMD sorts beat Numba's; Python sorts, these kernels do the rest.
 
 @njit(**_JIT)
 def _dense_ranks_from_order(order, sorted_values, ranks):
@@ -968,29 +507,501 @@ def _discordant_and_joint_ties(xs, yseq, levels):
 
 @njit(**_JIT)
 def kendall_counts_from_orders(px, xs, py, ys, counts):
-    """Pair counts (layout K_*) of one pair from numpy's orders: px, py sort x and y, xs = x[px],
+    """Pair counts (layout K_*) of one pair from its orders: px, py sort x and y, xs = x[px],
     ys = y[py]. y's dense ranks, read in x's order, go through one Fenwick tree pass: no sort
-    beyond numpy's two (the key sort of x rank then y rank is not needed)."""
+    beyond the two given (the key sort of x rank then y rank is not needed)."""
     n = px.shape[0]
     yr = np.empty(n, np.int64)
     ny = _dense_ranks_from_order(py, ys, yr)
-    xtie, x0, x1, nxd = _run_stats(xs)
-    ytie, y0, y1, nyd = _run_stats(ys)
     dis, ntie = _discordant_and_joint_ties(xs, yr[px], ny)  # y ranks read in x order
-    tot = n * (n - 1) // 2
-    counts[K_N] = n
-    counts[K_TOT] = tot
-    counts[K_XTIE] = xtie
-    counts[K_YTIE] = ytie
-    counts[K_X0] = x0
-    counts[K_X1] = x1
-    counts[K_Y0] = y0
-    counts[K_Y1] = y1
-    counts[K_NXD] = nxd
-    counts[K_NYD] = nyd
-    counts[K_NTIE] = ntie
-    counts[K_DIS] = dis
-    counts[K_CON] = tot - xtie - ytie + ntie - dis
+    _store_counts(counts, n, dis, ntie, _run_stats(xs), _run_stats(ys))
+
+
+@njit(**_JIT)
+def kendall_counts(x, y, counts):
+    """Pair counts of (x, y) into counts (layout K_*) inside a kernel: the O(n^2) pair loop below
+    _SMALL_N (no sort, no allocation), else Numba's sorts and kendall_counts_from_orders."""
+    n = x.shape[0]
+    if n >= _SMALL_N:
+        px = np.argsort(x, kind="mergesort")
+        py = np.argsort(y, kind="mergesort")
+        kendall_counts_from_orders(px, x[px], py, y[py], counts)
+        return
+    dis = 0
+    ntie = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx = x[i] - x[j]
+            dy = y[i] - y[j]
+            if dx == 0.0:
+                if dy == 0.0:
+                    ntie += 1
+            elif dy != 0.0 and (dx > 0.0) != (dy > 0.0):
+                dis += 1
+    _store_counts(counts, n, dis, ntie, _group_stats_small(x), _group_stats_small(y))
+
+
+def pair_kendall_counts(x, y):
+    """kendall_counts of one pair from Python: numpy's sorts, then kendall_counts_from_orders."""
+    counts = np.empty(K_FIELDS, np.int64)
+    px = np.argsort(x)
+    py = np.argsort(y)
+    kendall_counts_from_orders(px, x[px], py, y[py], counts)
+    return counts
+
+
+@njit(**_JIT)
+def kendall_from_counts(counts, code):
+    """Tau-a/b/c or gamma from a count vector, in scipy's operation order; NaN where undefined."""
+    n = counts[K_N]
+    tot = counts[K_TOT]
+    xtie = counts[K_XTIE]
+    ytie = counts[K_YTIE]
+    if n < 2 or xtie == tot or ytie == tot:
+        return np.nan
+    cmd = counts[K_CON] - counts[K_DIS]
+    if code == KENDALL_B:
+        tau = cmd / np.sqrt(float(tot - xtie)) / np.sqrt(float(tot - ytie))
+    elif code == KENDALL_A:
+        tau = cmd / float(tot)
+    elif code == KENDALL_C:
+        m = min(counts[K_NXD], counts[K_NYD])
+        tau = 2 * cmd / (float(n * n * (m - 1)) / m)
+    else:  # GAMMA
+        both = counts[K_CON] + counts[K_DIS]
+        if both == 0:
+            return np.nan
+        tau = cmd / float(both)
+    return min(1.0, max(-1.0, tau))
+
+
+# ---------------------------------------------------------------- Spearman, Pearson and friends
+
+@njit(**_JIT)
+def _is_constant(a):
+    for i in range(1, a.shape[0]):
+        if a[i] != a[0]:
+            return False
+    return True
+
+
+@njit(**_JIT)
+def _max_abs(a):
+    """np.max(np.abs(a)) of a non-empty array without NaN, by a loop (1 s less to compile)."""
+    m = abs(a[0])
+    for i in range(1, a.shape[0]):
+        m = max(m, abs(a[i]))
+    return m
+
+
+@njit(**_JIT)
+def pearson(x, y):
+    """scipy.stats.pearsonr's statistic: centred, max-scaled norms, clipped; NaN if constant."""
+    n = x.shape[0]
+    if _is_constant(x) or _is_constant(y):
+        return np.nan
+    xm = x - mean(x)
+    ym = y - mean(y)
+    xmax = _max_abs(xm)
+    ymax = _max_abs(ym)
+    normx = xmax * np.sqrt(pairwise_sum((xm / xmax) ** 2, 0, n))
+    normy = ymax * np.sqrt(pairwise_sum((ym / ymax) ** 2, 0, n))
+    r = pairwise_sum((xm / normx) * (ym / normy), 0, n)
+    r = min(1.0, max(-1.0, r))
+    if n == 2:
+        r = np.rint(r)  # np.round(r), which compiles a general rounding for 0.8 s more
+    return r
+
+
+@njit(**_JIT)
+def spearman_from_orders(x, ox, y, oy):
+    """Pearson correlation of average ranks (scipy.stats.spearmanr's statistic); ox, oy sort x, y."""
+    n = x.shape[0]
+    if _is_constant(x) or _is_constant(y):
+        return np.nan
+    rx = np.empty(n)
+    ry = np.empty(n)
+    average_ranks_from_order(x, ox, rx)
+    average_ranks_from_order(y, oy, ry)
+    # np.corrcoef's order: covariance by dot products, divided by the two standard deviations.
+    xm = rx - mean(rx)
+    ym = ry - mean(ry)
+    f = 1.0 / (n - 1)
+    sxy = pairwise_sum(xm * ym, 0, n) * f
+    sxx = pairwise_sum(xm * xm, 0, n) * f
+    syy = pairwise_sum(ym * ym, 0, n) * f
+    r = sxy / np.sqrt(sxx) / np.sqrt(syy)
+    return min(1.0, max(-1.0, r))
+
+
+@njit(**_JIT)
+def spearman(x, y):
+    """spearman_from_orders inside a kernel (Numba's sorts)."""
+    return spearman_from_orders(x, np.argsort(x, kind="mergesort"), y, np.argsort(y, kind="mergesort"))
+
+
+@njit(**_JIT)
+def rmse(x, y):
+    return np.sqrt(mean((x - y) ** 2))
+
+
+@njit(**_JIT)
+def r2_determination(y_true, y_pred):
+    """1 - SS_res / SS_tot (scikit-learn's r2_score); NaN when y_true is constant."""
+    n = y_true.shape[0]
+    res = pairwise_sum((y_true - y_pred) ** 2, 0, n)
+    tot = pairwise_sum((y_true - mean(y_true)) ** 2, 0, n)
+    if tot == 0.0:
+        return np.nan
+    return 1.0 - res / tot
+
+
+# ---------------------------------------------------------------- one statistic, by code
+
+KENDALL_CODES = (KENDALL_A, KENDALL_B, KENDALL_C, GAMMA)
+
+
+def family_of(code):
+    """The kernel family of a statistic code: the Kendall variants share one (KENDALL_B), since
+    they differ only in kendall_from_counts; every other statistic is its own."""
+    return KENDALL_B if code in KENDALL_CODES else code
+
+
+@njit(inline="always", **_JIT)
+def statistic(family, code, x, y):
+    """The statistic of a paired sample (MEAN uses x only) inside a kernel. family (family_of(code))
+    is a global constant of the calling kernel's copy (see _per_family): inlined there, the
+    branches of the other families are pruned before Numba types them, so a kernel compiles the
+    one statistic it serves. code picks the Kendall variant at run time."""
+    if family == MEAN:
+        return mean(x)
+    if family == PEARSON:
+        return pearson(x, y)
+    if family == SPEARMAN:
+        return spearman(x, y)
+    if family == RMSE:
+        return rmse(x, y)
+    if family == R2:
+        return r2_determination(x, y)
+    counts = np.empty(K_FIELDS, np.int64)
+    kendall_counts(x, y, counts)
+    return kendall_from_counts(counts, code)
+
+
+def statistic_of(code, x, y):
+    """The statistic of one finite sample (float64, C-contiguous) from Python: the statistic's own
+    serial kernel, after numpy's sorts for the rank statistics (as statistic(), to the last bit)."""
+    if code == MEAN:
+        return float(np.mean(x))  # numpy's pairwise sum, as mean() in the kernels
+    if code in KENDALL_CODES:
+        return kendall_from_counts(pair_kendall_counts(x, y), code)
+    if code == SPEARMAN:
+        return spearman_from_orders(x, np.argsort(x), y, np.argsort(y))
+    if code == PEARSON:
+        return pearson(x, y)
+    if code == RMSE:
+        return rmse(x, y)
+    return r2_determination(x, y)
+
+
+# ---------------------------------------------------------------- a kernel per statistic family
+# A Numba kernel compiles every function it may call, whatever the arguments at run time, and a
+# parallel kernel re-optimises all of it: a kernel able to compute every statistic costs 47 s of
+# CPU to compile cold, paid by a user's first call. So each kernel that computes a statistic is a
+# template compiled once per family (_per_family), with FAMILY a global constant of each copy; a
+# call compiles only the family it asks for (10-20 s for a parallel one). Each copy's loop body
+# is one call to a serial worker (itself a copy), so Numba's parfor passes see a tiny body.
+
+FAMILY = MEAN  # placeholder: each copy of a template below rebinds it (see _per_family)
+
+
+def _per_family(templates, families):
+    """{family: kernel}: for each family, copies of the templates (serial workers first, the
+    parallel kernel last) whose globals bind FAMILY to the family and each template's name to
+    its own copy, compiled under names of their own (hence their own on-disk cache entries)."""
+    kernels = {}
+    for family in families:
+        namespace = dict(globals(), FAMILY=family)
+        for k, template in enumerate(templates):
+            copy = types.FunctionType(template.__code__, namespace, template.__name__, template.__defaults__)
+            copy.__qualname__ = f"{template.__qualname__}_{_FAMILY_NAMES[family]}"
+            last = k == len(templates) - 1
+            namespace[template.__name__] = _parallel_njit(copy) if last else njit(**_JIT)(copy)
+        kernels[family] = namespace[templates[-1].__name__]
+    return kernels
+
+
+_FAMILY_NAMES = {MEAN: "mean", KENDALL_B: "kendall", SPEARMAN: "spearman", PEARSON: "pearson", RMSE: "rmse",
+                 R2: "r2"}
+
+
+@njit(**_JIT)
+def _row_pair(x, y, omit):
+    """Copies of (x, y) without the pairs holding NaN if omit (else whole), and whether any did."""
+    has_nan = False
+    for i in range(x.shape[0]):
+        if np.isnan(x[i]) or np.isnan(y[i]):
+            has_nan = True
+            break
+    if not (has_nan and omit):
+        return x.copy(), y.copy(), has_nan
+    keep = ~(np.isnan(x) | np.isnan(y))
+    return x[keep], y[keep], has_nan
+
+
+# ---------------------------------------------------------------- rows: one statistic per row pair
+
+@njit(**_JIT)
+def _row_kendall_counts(X, Y, r, omit, counts, nan_rows):
+    x, y, has_nan = _row_pair(X[r], Y[r], omit)
+    nan_rows[r] = has_nan
+    if has_nan and not omit:
+        for f in range(K_FIELDS):
+            counts[r, f] = 0
+    else:
+        kendall_counts(x, y, counts[r])
+
+
+@_parallel_njit
+def rows_kendall_counts(X, Y, omit, counts, nan_rows):
+    """Kendall counts of each row pair into counts[r] (zeros where a NaN propagates); nan_rows[r]:
+    whether row r held a NaN pair (dropped if omit)."""
+    for r in prange(X.shape[0]):
+        _row_kendall_counts(X, Y, np.int64(r), omit, counts, nan_rows)
+
+
+def _row_statistic(X, Y, r, omit, out, n_out, nan_rows):  # template (FAMILY)
+    x, y, has_nan = _row_pair(X[r], Y[r], omit)
+    nan_rows[r] = has_nan
+    n_out[r] = x.shape[0]
+    if (has_nan and not omit) or x.shape[0] < 2:
+        out[r] = np.nan
+    else:
+        out[r] = statistic(FAMILY, FAMILY, x, y)
+
+
+def _rows_statistic(X, Y, omit, out, n_out, nan_rows):  # template (FAMILY)
+    for r in prange(X.shape[0]):
+        _row_statistic(X, Y, np.int64(r), omit, out, n_out, nan_rows)
+
+
+_ROWS_STATISTIC = _per_family((_row_statistic, _rows_statistic), (SPEARMAN, PEARSON))
+
+
+def rows_statistic(code, X, Y, omit, out, n_out, nan_rows):
+    """Spearman's or Pearson's statistic of each row pair into out, the pairs used into n_out,
+    with the NaN handling of rows_kendall_counts (a NaN that propagates gives NaN)."""
+    _ROWS_STATISTIC[code](X, Y, omit, out, n_out, nan_rows)
+
+
+# ---------------------------------------------------------------- replicates: one statistic per resample
+
+DRAWN = 1  # sample r is (X[0], Y[0]) at draw_indices(seed, r, n)
+GIVEN = 2  # sample r is (X[0], Y[0]) at given_idx[r] (e.g. drawn by numpy as scipy does)
+LEAVE_ONE_OUT = 3  # sample r is (X[0], Y[0]) without item r (the jackknife)
+COLUMN_MEANS = 4  # sample r is (row means of X, row means of Y) over the columns draw_indices draws
+
+
+@njit(**_JIT)
+def _resampled_row_means(X, idx):
+    m = idx.shape[0]
+    means = np.empty(X.shape[0])
+    for s in range(X.shape[0]):
+        means[s] = gathered_pairwise_sum(X[s], idx, 0, m) / m
+    return means
+
+
+@njit(**_JIT)
+def _replicate_indices(source, seed, r, n, given_idx):
+    if source == GIVEN:
+        return given_idx[r].copy()
+    if source == LEAVE_ONE_OUT:  # a loop: slice assignments compile numpy's shape-error messages (4 s cold)
+        idx = np.empty(n - 1, np.int64)
+        for i in range(n - 1):
+            idx[i] = i if i < r else i + 1
+        return idx
+    idx = np.empty(n, np.int64)
+    draw_indices(seed, r, n, idx, _stream_scratch())
+    return idx
+
+
+def _replicate(code, source, X, Y, r, seed, given_idx, out):  # template (FAMILY)
+    idx = _replicate_indices(source, seed, r, X.shape[1], given_idx)
+    if source == COLUMN_MEANS:  # leaderboards: systems x queries, queries resampled
+        x = _resampled_row_means(X, idx)
+        y = _resampled_row_means(Y, idx)
+    elif FAMILY == MEAN:  # summed through the indices: no gathered copy
+        out[r] = gathered_pairwise_sum(X[0], idx, 0, idx.shape[0]) / idx.shape[0]
+        return
+    else:
+        x = X[0][idx]
+        y = Y[0][idx]
+    out[r] = statistic(FAMILY, code, x, y)
+
+
+def _replicates(code, source, X, Y, seed, given_idx, out):  # template (FAMILY)
+    for r in prange(out.shape[0]):
+        _replicate(code, source, X, Y, np.int64(r), seed, given_idx, out)
+
+
+_REPLICATES = _per_family((_replicate, _replicates), tuple(_FAMILY_NAMES))
+NO_INDICES = np.empty((0, 0), np.int64)
+
+
+def resampled_statistic(code, x, y, source, seed, given_idx, out):
+    """The statistic of (x, y) on out.shape[0] samples: DRAWN, GIVEN or LEAVE_ONE_OUT."""
+    _REPLICATES[family_of(code)](code, source, x.reshape(1, -1), y.reshape(1, -1), seed, given_idx, out)
+
+
+def resampled_leaderboard_statistic(code, A, B, seed, out):
+    """The statistic between the system means of A and B (systems x queries) over resampled queries."""
+    _REPLICATES[family_of(code)](code, COLUMN_MEANS, A, B, seed, NO_INDICES, out)
+
+
+# ---------------------------------------------------------------- resampling means
+
+_REPLICATES_PER_TASK = 8  # replicates sharing one scratch allocation
+
+
+@njit(**_JIT)
+def _mean_differences(d, seed, start, stop, out):
+    scratch = _stream_scratch()
+    for b in range(start, stop):
+        out[b] = resampled_sum(d, seed, b, scratch) / d.shape[0]
+
+
+@_parallel_njit
+def bootstrap_mean_difference(d, n_resamples, seed, out):
+    """Mean of resampled per-item differences (system X minus Y), one value per replicate."""
+    for c in prange((n_resamples + _REPLICATES_PER_TASK - 1) // _REPLICATES_PER_TASK):
+        _mean_differences(d, seed, c * _REPLICATES_PER_TASK, min(n_resamples, (c + 1) * _REPLICATES_PER_TASK), out)
+
+
+@njit(**_JIT)
+def _resample_mean_row(matrix, col, idx, b, out):
+    n = idx.shape[1]
+    n_m = matrix.shape[1]
+    if n_m == 1:
+        out[b, 0] = gathered_pairwise_sum(col, idx[b], 0, n) / n
+        return
+    acc = matrix[idx[b, 0]].copy()
+    for i in range(1, n):
+        row = matrix[idx[b, i]]
+        for m in range(n_m):
+            acc[m] += row[m]
+    for m in range(n_m):
+        out[b, m] = acc[m] / n
+
+
+@_parallel_njit
+def resample_means_rows(matrix, idx, out):
+    """rouge-score's bootstrap: out[b, m] = mean over rows idx[b] of matrix[:, m].
+
+    numpy's ``matrix[idx].mean(axis=0)`` adds rows one after another for a 2-D matrix, except
+    with a single column, where the reduction is contiguous and pairwise; follow both.
+    """
+    col = np.ascontiguousarray(matrix[:, 0])
+    for b in prange(idx.shape[0]):
+        _resample_mean_row(matrix, col, idx, np.int64(b), out)
+
+
+@njit(**_JIT)
+def _kendall_null_counts(n, c, scaled):
+    """scipy's recursion for the exact null distribution of Kendall's S: new[k] counts the
+    permutations of n items with k inversions, k <= c (divided by n! as it goes if scaled).
+    In place and by loops (numpy's slice arithmetic compiles its shape-error messages: 4 s cold),
+    the same operations as scipy's: new = cumsum(new) (divided by j if scaled), then
+    new[j:] -= new[:c + 1 - j] (from the top down, so each term is read before it changes)."""
+    new = np.zeros(c + 1)
+    new[0] = 1.0
+    new[1] = 1.0
+    for j in range(3, n + 1):
+        running = 0.0
+        for i in range(c + 1):
+            running += new[i]
+            new[i] = running / j if scaled else running
+        if j <= c:
+            for i in range(c, j - 1, -1):
+                new[i] -= new[i - j]
+    return new
+
+
+def kendall_exact_pvalue(n, c, alternative):
+    """scipy.stats._mstats_basic._kendall_p_exact ported (alternative: 0 two-sided, 1 less, 2 greater):
+    the recursion in Numba, numpy's sum as scipy's."""
+    half = (n * (n - 1)) // 2
+    in_right_tail = c >= half - c
+    c = min(c, half - c)
+    p_mass = 0.0
+    if n == 1:
+        prob = 1.0
+        p_mass = 1.0
+    elif n == 2:
+        prob = 1.0
+        p_mass = 0.5
+    elif c == 0:
+        prob = 2.0 / _FACTORIAL[n] if n < 171 else 0.0
+        p_mass = prob / 2
+    elif c == 1:
+        prob = 2.0 / _FACTORIAL[n - 1] if n < 172 else 0.0
+        p_mass = (n - 1) / _FACTORIAL[n] if n < 171 else 0.0
+    elif 4 * c == n * (n - 1) and alternative == 0:
+        prob = 1.0
+    else:
+        scaled = n >= 171
+        new = _kendall_null_counts(n, c, scaled)
+        if scaled:
+            prob = np.sum(new)
+            p_mass = new[-1] / 2
+        else:
+            prob = 2.0 * np.sum(new) / _FACTORIAL[n]
+            p_mass = new[-1] / _FACTORIAL[n]
+    if alternative != 0:
+        if in_right_tail == (alternative == 2):
+            prob /= 2
+        else:
+            prob = 1 - prob / 2 + p_mass
+    return float(min(1.0, max(0.0, prob)))
+
+
+def _factorials():
+    import math
+
+    return np.array([float(math.factorial(k)) for k in range(171)])
+
+
+_FACTORIAL = _factorials()
+
+
+@njit(**_JIT)
+def kendall_rows_from_counts(counts, code, out):
+    for r in range(counts.shape[0]):
+        out[r] = kendall_from_counts(counts[r], code)
+
+
+@njit(**_JIT)
+def _sign_flip_mean(d, b, seed):
+    n = d.shape[0]
+    state = _stream_start(seed, b)
+    flipped = np.empty(n)
+    bits = np.uint64(0)
+    for i in range(n):
+        if i % 64 == 0:
+            state += _GOLDEN
+            bits = _mix64(state)
+        flipped[i] = -d[i] if (bits >> np.uint64(i % 64)) & np.uint64(1) else d[i]
+    return pairwise_sum(flipped, 0, n) / n
+
+
+@_parallel_njit
+def sign_flip_means(d, n_resamples, seed, out):
+    """Randomisation (Fisher) test replicates: mean of d with each sign flipped by a fair coin.
+
+    Coins are the bits of the (seed, replicate)-keyed splitmix64 counter that seeds draw_indices'
+    lanes, 64 per output.
+    """
+    for b in prange(n_resamples):
+        out[b] = _sign_flip_mean(d, np.int64(b), seed)
 
 
 # ---------------------------------------------------------------- streaming Poisson bootstrap

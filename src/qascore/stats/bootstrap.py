@@ -339,7 +339,7 @@ def paired_bootstrap_means(scores_a, scores_b, *, n_resamples=1000, seed=0, conf
     with numba_threads(n_jobs):
         K.bootstrap_mean_difference(a - b, n_resamples, seed, diffs)
     sig = make_signature("paired_bootstrap", statistic="mean", resamples=n_resamples, seed=seed, level=level)
-    return _paired_result(K.mean(a), K.mean(b), diffs, level, sig)
+    return _paired_result(np.mean(a), np.mean(b), diffs, level, sig)
 
 
 def paired_bootstrap_correlation(
@@ -441,7 +441,7 @@ def micro_average(values, weights=None, *, confidence_level=0.95):
     if n < 2:
         raise ValueError(f"a mean with a standard error needs at least 2 questions, got {n}")
     if weights is None:
-        m = K.mean(v)
+        m = np.mean(v)
         se = float(np.std(v, ddof=1) / np.sqrt(n))
     else:
         w = as_float_array(weights, "weights", 1)

@@ -1,8 +1,9 @@
 """Correlation and agreement: Kendall tau-a/b/c and gamma, Spearman, Pearson, RMSE, R^2.
 
-Single pairs (``kendalltau(x, y)``) and batches of row pairs (``kendalltau_rows(X, Y)``) share one
-code path: the batch kernels run rows in parallel, p-values are vectorised over rows with
-``scipy.special`` in scipy's own formulas.
+Single pairs (``kendalltau(x, y)``) and batches of row pairs (``kendalltau_rows(X, Y)``) share the
+statistics' kernels: one pair goes to the statistic's serial kernel (numpy sorts for the rank
+statistics), a batch to a kernel that runs rows in parallel; p-values are vectorised over rows
+with ``scipy.special`` in scipy's own formulas.
 """
 from __future__ import annotations
 
@@ -115,11 +116,13 @@ def _kendall(x, y, code, method, alternative, nan_policy, n_jobs, batched, name)
     omit = nan_policy == "omit"
     counts = np.zeros((X.shape[0], K.K_FIELDS), np.int64)
     nan_rows = np.zeros(X.shape[0], np.bool_)
-    if X.shape[0] == 1 and X.shape[1] >= _NUMPY_SORT_N:
-        _kendall_counts_large(X[0], Y[0], omit, counts[0], nan_rows)
+    if X.shape[0] == 1:
+        pair = _one_pair(X, Y, omit, nan_rows)
+        if pair is not None:
+            counts[0] = K.pair_kendall_counts(*pair)
     else:
         with numba_threads(n_jobs):
-            K.rows_kendall(X, Y, omit, counts, nan_rows)
+            K.rows_kendall_counts(X, Y, omit, counts, nan_rows)
     propagated = nan_rows & (not omit)
     n = counts[:, K.K_N]
     if omit:
@@ -137,20 +140,18 @@ def _kendall(x, y, code, method, alternative, nan_policy, n_jobs, batched, name)
     return _single_or_rows(batched, stat, pvalue, n, sig)
 
 
-_NUMPY_SORT_N = 2000  # from here one pair is faster with numpy's sorts than Numba's
-
-
-def _kendall_counts_large(x, y, omit, counts, nan_rows):
-    """kendall_counts of one long pair: numpy sorts, Numba counts (the same numbers)."""
+def _one_pair(X, Y, omit, nan_rows):
+    """The one row pair of (X, Y) without its NaN pairs (omit), or None where a NaN propagates;
+    nan_rows[0]: whether it held one. A single pair goes to the statistic's own serial kernel,
+    with numpy's sorts for the rank statistics: no parallel kernel to compile for the common call."""
+    x, y = X[0], Y[0]
     nan = np.isnan(x) | np.isnan(y)
-    if nan.any():
-        nan_rows[0] = True
-        if not omit:
-            return
-        x, y = x[~nan], y[~nan]
-    px = np.argsort(x)
-    py = np.argsort(y)
-    K.kendall_counts_from_orders(px, x[px], py, y[py], counts)
+    nan_rows[0] = nan.any()
+    if not nan_rows[0]:
+        return x, y
+    if not omit:
+        return None
+    return x[~nan], y[~nan]
 
 
 def _kendall_pvalues(counts, method, alternative, undefined):
@@ -169,8 +170,12 @@ def _kendall_pvalues(counts, method, alternative, undefined):
         exact = np.full(n.shape, method == "exact")
     pvalue = np.full(n.shape, np.nan)
     alt = _ALT_CODES[alternative]
+    exact_pvalues = {}  # (n, concordant pairs) -> p: rows of one length repeat them
     for r in np.flatnonzero(exact & ~undefined):
-        pvalue[r] = K.kendall_exact_pvalue(int(n[r]), int(tot[r] - dis[r]), alt)
+        key = (int(n[r]), int(tot[r] - dis[r]))
+        if key not in exact_pvalues:
+            exact_pvalues[key] = K.kendall_exact_pvalue(*key, alt)
+        pvalue[r] = exact_pvalues[key]
     asym = ~exact & ~undefined
     if asym.any():
         f = counts[asym].astype(np.float64)
@@ -280,8 +285,13 @@ def _value_rows(code, x, y, nan_policy, n_jobs, batched, name, finite):
     stat = np.empty(X.shape[0])
     n = np.empty(X.shape[0], np.int64)
     nan_rows = np.zeros(X.shape[0], np.bool_)
-    with numba_threads(n_jobs):
-        K.rows_statistic(code, X, Y, omit, stat, n, nan_rows)
+    if X.shape[0] == 1:
+        pair = _one_pair(X, Y, omit, nan_rows)
+        n[0] = X.shape[1] if pair is None else pair[0].shape[0]
+        stat[0] = np.nan if pair is None or n[0] < 2 else K.statistic_of(code, *pair)
+    else:
+        with numba_threads(n_jobs):
+            K.rows_statistic(code, X, Y, omit, stat, n, nan_rows)
     if omit:
         check_enough(n, name, X.shape[1] - n)
     propagated = nan_rows & (not omit)
