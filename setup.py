@@ -106,6 +106,13 @@ class CachedBuildExt(build_ext):
     """build_ext that copies a module from the kernel cache when its key matches, and otherwise
     runs Cython (as before: the same options) and the compiler, then stores the result."""
 
+    def finalize_options(self):
+        super().finalize_options()
+        # one compiler per core unless -j / --parallel says otherwise: the modules are independent,
+        # and a fresh install otherwise compiles them one after another on one core
+        if not self.parallel or self.parallel is True:
+            self.parallel = os.cpu_count() or 1
+
     def build_extensions(self):
         from Cython.Build import cythonize
 
@@ -119,7 +126,8 @@ class CachedBuildExt(build_ext):
                 missing.append(i)
         if missing:
             # force: the generated C may look newer than a changed dependency (see the docstring)
-            built = cythonize([self.extensions[i] for i in missing], force=True, **_CYTHON)
+            built = cythonize([self.extensions[i] for i in missing], force=True,
+                              nthreads=min(len(missing), int(self.parallel)), **_CYTHON)
             assert len(built) == len(missing), "cythonize returned a different number of modules"
             for i, ext in zip(missing, built):
                 # the generated C as sources (and anything a `# distutils:` line set), on the object
